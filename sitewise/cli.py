@@ -1,0 +1,52 @@
+"""The ``sitewise`` command line. Each sub-command lives in ``sitewise/commands/<name>.py`` with a
+``register(subparsers)`` that adds its parser (cheap: heavy imports happen inside the handler)."""
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import sys
+
+from . import __version__
+
+#: Sub-command modules, in the order ``sitewise --help`` lists them.
+COMMANDS = (
+    "up", "collect", "import_spider", "learn", "rules", "extract", "train_mss", "eval", "bench",
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="sitewise", description="Learn, site by site, where the article is.")
+    parser.add_argument("--version", action="version", version=f"sitewise {__version__}")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log debug messages")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMANDS:
+        try:
+            module = importlib.import_module(f"sitewise.commands.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"sitewise.commands.{name}":
+                raise
+            continue  # not built yet in this checkout
+        module.register(subparsers)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(
+        level=logging.DEBUG if args.verbose else logging.INFO,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
+    if not getattr(args, "handler", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.handler(args) or 0)
+    except KeyboardInterrupt:
+        return 130
+    except (ValueError, KeyError, FileNotFoundError) as exc:
+        # Bad input: one clear line, no traceback.
+        print(f"sitewise {args.command}: error: {exc}", file=sys.stderr)
+        return 2

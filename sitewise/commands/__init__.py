@@ -1,0 +1,1 @@
+"""Sub-commands of the ``sitewise`` CLI, one module each (see ``sitewise.cli``)."""

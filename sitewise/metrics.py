@@ -1,0 +1,100 @@
+"""Scores of extracted text against truth text.
+
+Two metrics, both as used by ``../shared/data``: bag-of-words precision/recall/F1 over lower-cased ``\\w+``
+tokens (multiset overlap, per page), and the Scrapinghub article-extraction-benchmark shingle metric.
+"""
+from __future__ import annotations
+
+import re
+import statistics
+from collections import Counter
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+_WORD = re.compile(r"\w+")
+
+#: Shingle length of the Scrapinghub benchmark.
+SHINGLE_SIZE = 4
+
+
+def words(text: str, lower: bool = True) -> list[str]:
+    """The ``\\w+`` tokens of a text (lower-cased unless told otherwise)."""
+    return _WORD.findall(text.lower() if lower else text)
+
+
+@dataclass(frozen=True)
+class Score:
+    precision: float
+    recall: float
+    f1: float
+
+
+def word_prf(predicted: str, truth: str) -> Score:
+    """Bag-of-words P/R/F1 of one page. Empty truth scores 1 only for an empty prediction."""
+    pred, gold = Counter(words(predicted)), Counter(words(truth))
+    if not gold:
+        return Score(1.0, 1.0, 1.0) if not pred else Score(0.0, 0.0, 0.0)
+    if not pred:
+        return Score(0.0, 0.0, 0.0)
+    overlap = sum((pred & gold).values())
+    precision = overlap / sum(pred.values())
+    recall = overlap / sum(gold.values())
+    f1 = 2 * precision * recall / (precision + recall) if overlap else 0.0
+    return Score(precision, recall, f1)
+
+
+def shingle_counts(predicted: str, truth: str) -> tuple[float, float, float]:
+    """Normalised (tp, fp, fn) of one page over case-kept 4-token shingles (they sum to 1, or all 0)."""
+    pred, gold = _shingles(predicted), _shingles(truth)
+    tp = sum((pred & gold).values())
+    fp = sum((pred - gold).values())
+    fn = sum((gold - pred).values())
+    total = tp + fp + fn
+    if not total:
+        return 0.0, 0.0, 0.0
+    return tp / total, fp / total, fn / total
+
+
+def shingle_prf(pages: Iterable[tuple[float, float, float]]) -> Score:
+    """Corpus-level shingle P/R/F1 from per-page normalised counts (the benchmark's averaging)."""
+    precisions, recalls = [], []
+    for tp, fp, fn in pages:
+        if tp + fp > 0:
+            precisions.append(tp / (tp + fp))
+        if tp + fn > 0:
+            recalls.append(tp / (tp + fn))
+    p = statistics.fmean(precisions) if precisions else 0.0
+    r = statistics.fmean(recalls) if recalls else 0.0
+    return Score(p, r, 2 * p * r / (p + r) if p + r else 0.0)
+
+
+def _shingles(text: str) -> Counter:
+    tokens = words(text, lower=False)
+    if 0 < len(tokens) < SHINGLE_SIZE:
+        return Counter([tuple(tokens)])
+    return Counter(tuple(tokens[i : i + SHINGLE_SIZE]) for i in range(len(tokens) - SHINGLE_SIZE + 1))
+
+
+@dataclass(frozen=True)
+class Summary:
+    """Mean and median of per-page scores."""
+
+    pages: int
+    precision: float
+    recall: float
+    f1: float
+    median_f1: float
+    empty: int
+
+    @classmethod
+    def of(cls, scores: Sequence[Score], empty: int = 0) -> "Summary":
+        if not scores:
+            return cls(0, 0.0, 0.0, 0.0, 0.0, empty)
+        return cls(
+            pages=len(scores),
+            precision=statistics.fmean(s.precision for s in scores),
+            recall=statistics.fmean(s.recall for s in scores),
+            f1=statistics.fmean(s.f1 for s in scores),
+            median_f1=statistics.median(s.f1 for s in scores),
+            empty=empty,
+        )

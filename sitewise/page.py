@@ -1,0 +1,271 @@
+"""The page format: what the collector records of a rendered page, and the rule that names its site.
+
+A page is a versioned JSON object (see ``schema/page.schema.json``); this module turns it into typed
+objects and back, and refuses bad input with a :class:`PageError` that names the field and the reason.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+from dataclasses import asdict, dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+#: Bumped whenever a field changes meaning; readers accept every version up to this one.
+FORMAT_VERSION = 1
+
+#: Where a page came from.
+COLLECTORS = ("bookmarklet", "playwright", "import")
+
+#: Serialized DOM larger than this is dropped rather than stored: rules need blocks, not markup,
+#: and a page of several MB would crowd the store.
+MAX_HTML_CHARS = 2_000_000
+
+#: The computed CSS properties recorded for every block, in this order. They are the properties that
+#: tell article text from navigation, captions and footers (see ``bookmarklet/collect.js`` for the
+#: normalisation of each value).
+STYLE_PROPERTIES = (
+    "display",
+    "position",
+    "float",
+    "font-family",
+    "font-size",
+    "font-weight",
+    "font-style",
+    "line-height",
+    "color",
+    "background-color",
+    "text-align",
+    "text-decoration-line",
+    "text-transform",
+    "letter-spacing",
+    "white-space",
+    "list-style-type",
+    "margin-top",
+    "margin-right",
+    "margin-bottom",
+    "margin-left",
+    "padding-top",
+    "padding-right",
+    "padding-bottom",
+    "padding-left",
+    "border-top-style",
+    "border-bottom-style",
+    "border-left-style",
+    "border-right-style",
+)
+
+
+class PageError(ValueError):
+    """A page (or one of its blocks) breaks the format. ``field`` is a dotted path to the bad value."""
+
+    def __init__(self, field_path: str, reason: str) -> None:
+        super().__init__(f"{field_path}: {reason}")
+        self.field = field_path
+        self.reason = reason
+
+
+def site_of(url: str) -> str:
+    """The site a URL belongs to: its host, lower-cased, without port and without one leading ``www.``.
+
+    ``https://WWW.Example.co.uk:8080/a`` → ``example.co.uk``; ``http://news.bbc.co.uk/x`` →
+    ``news.bbc.co.uk`` (sub-domains are separate sites: they usually have their own templates).
+    A local file has the site ``local``. Raises :class:`PageError` for a URL with no host.
+    """
+    parts = urlsplit(url.strip())
+    if parts.scheme == "file":
+        return "local"
+    host = (parts.hostname or "").rstrip(".").lower()
+    if not host:
+        raise PageError("url", f"no host in {url!r}")
+    return host[4:] if host.startswith("www.") and len(host) > 4 else host
+
+
+@dataclass
+class Box:
+    """A block's border box in page coordinates (CSS pixels, scroll offset included)."""
+
+    left: float
+    top: float
+    width: float
+    height: float
+
+    @property
+    def right(self) -> float:
+        return self.left + self.width
+
+    @property
+    def bottom(self) -> float:
+        return self.top + self.height
+
+
+@dataclass
+class Block:
+    """One block-level element's visible text, with what it looks like and where it sits."""
+
+    text: str
+    tag: str
+    path: list[str]
+    selector: str
+    box: Box
+    style: dict[str, str] = field(default_factory=dict)
+    link_chars: int = 0
+    #: Optional extras the collector adds (e.g. ``attrs`` of the element: role, itemprop).
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def link_density(self) -> float:
+        return self.link_chars / max(1, len(self.text))
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        extra = data.pop("extra")
+        data.update(extra)
+        return data
+
+
+@dataclass
+class Page:
+    """A collected page: metadata plus its blocks in document order."""
+
+    url: str
+    blocks: list[Block]
+    canonical_url: str | None = None
+    titles: list[str] = field(default_factory=list)
+    descriptions: list[str] = field(default_factory=list)
+    lang: str | None = None
+    viewport: dict[str, int] | None = None
+    collected_at: str | None = None
+    collector: str = "import"
+    html: str | None = None
+    format: int = FORMAT_VERSION
+
+    @property
+    def site(self) -> str:
+        return site_of(self.url)
+
+    @property
+    def key(self) -> str:
+        """The identity used for de-duplication: the canonical URL when the page names one."""
+        return self.canonical_url or self.url
+
+    @property
+    def text(self) -> str:
+        return "\n".join(block.text for block in self.blocks)
+
+    def to_dict(self) -> dict[str, Any]:
+        data = {
+            "format": self.format,
+            "url": self.url,
+            "canonical_url": self.canonical_url,
+            "titles": list(self.titles),
+            "descriptions": list(self.descriptions),
+            "lang": self.lang,
+            "viewport": self.viewport,
+            "collected_at": self.collected_at,
+            "collector": self.collector,
+            "blocks": [block.to_dict() for block in self.blocks],
+        }
+        if self.html is not None:
+            data["html"] = self.html
+        return data
+
+    @classmethod
+    def from_dict(cls, data: Any) -> "Page":
+        """Validate and convert a decoded JSON page; raises :class:`PageError` naming the bad field."""
+        if not isinstance(data, dict):
+            raise PageError("(page)", "must be a JSON object")
+        version = data.get("format", FORMAT_VERSION)
+        if not isinstance(version, int) or isinstance(version, bool) or not 1 <= version <= FORMAT_VERSION:
+            raise PageError("format", f"unsupported format version {version!r}")
+        url = _required_str(data, "url")
+        site_of(url)  # raises for a URL without a host
+        canonical = _optional_str(data, "canonical_url")
+        collector = data.get("collector", "import")
+        if collector not in COLLECTORS:
+            raise PageError("collector", f"must be one of {', '.join(COLLECTORS)}")
+        html = _optional_str(data, "html")
+        if html is not None and len(html) > MAX_HTML_CHARS:
+            html = None  # size-capped: the blocks carry what learning needs
+        blocks_data = data.get("blocks")
+        if not isinstance(blocks_data, list):
+            raise PageError("blocks", "must be a list")
+        viewport = data.get("viewport")
+        if viewport is not None and not (
+            isinstance(viewport, dict) and all(_is_number(v) for v in viewport.values())
+        ):
+            raise PageError("viewport", "must be an object of numbers")
+        return cls(
+            url=url,
+            canonical_url=canonical or None,
+            titles=_str_list(data, "titles"),
+            descriptions=_str_list(data, "descriptions"),
+            lang=_optional_str(data, "lang") or None,
+            viewport=viewport,
+            collected_at=_optional_str(data, "collected_at") or _now(),
+            collector=collector,
+            html=html,
+            blocks=[_block_from_dict(b, f"blocks[{i}]") for i, b in enumerate(blocks_data)],
+            format=version,
+        )
+
+
+_BLOCK_FIELDS = {"text", "tag", "path", "selector", "box", "style", "link_chars"}
+
+
+def _block_from_dict(data: Any, where: str) -> Block:
+    if not isinstance(data, dict):
+        raise PageError(where, "must be an object")
+    text = _required_str(data, "text", where)
+    tag = _required_str(data, "tag", where).lower()
+    path = data.get("path")
+    if not isinstance(path, list) or not all(isinstance(p, str) for p in path):
+        raise PageError(f"{where}.path", "must be a list of tag names")
+    selector = _required_str(data, "selector", where)
+    box_data = data.get("box")
+    if not isinstance(box_data, dict):
+        raise PageError(f"{where}.box", "must be an object with left, top, width, height")
+    try:
+        box = Box(**{k: float(box_data[k]) for k in ("left", "top", "width", "height")})
+    except (KeyError, TypeError, ValueError) as exc:
+        raise PageError(f"{where}.box", f"needs numeric left, top, width, height ({exc})") from None
+    style = data.get("style", {})
+    if not isinstance(style, dict) or not all(isinstance(v, str) for v in style.values()):
+        raise PageError(f"{where}.style", "must map property names to strings")
+    link_chars = data.get("link_chars", 0)
+    if not isinstance(link_chars, int) or isinstance(link_chars, bool) or link_chars < 0:
+        raise PageError(f"{where}.link_chars", "must be a non-negative integer")
+    extra = {k: v for k, v in data.items() if k not in _BLOCK_FIELDS}
+    return Block(text, tag, [p.lower() for p in path], selector, box, dict(style), link_chars, extra)
+
+
+def _required_str(data: dict, key: str, where: str = "") -> str:
+    value = data.get(key)
+    if not isinstance(value, str) or not value:
+        raise PageError(_join(where, key), "must be a non-empty string")
+    return value
+
+
+def _optional_str(data: dict, key: str) -> str | None:
+    value = data.get(key)
+    if value is not None and not isinstance(value, str):
+        raise PageError(key, "must be a string or null")
+    return value
+
+
+def _str_list(data: dict, key: str) -> list[str]:
+    value = data.get(key) or []
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise PageError(key, "must be a list of strings")
+    return [v for v in value if v.strip()]
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _join(where: str, key: str) -> str:
+    return f"{where}.{key}" if where else key
+
+
+def _now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")

