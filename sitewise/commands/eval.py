@@ -1,0 +1,47 @@
+"""``sitewise eval``: score an extractor on a manifest of pages with truth text."""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "eval",
+        help="score an extractor against a manifest's truth text",
+        description="Render or load each page of a manifest (../shared/data format), run the extractor and "
+        "score it: bag-of-words P/R/F1 per page, mean and median per site and overall, shingle P/R/F1. "
+        "Per-site learners (rules, sitewise) learn each site from its split=train pages and score split=test.",
+    )
+    parser.add_argument("--manifest", required=True, help="manifest.jsonl, or the folder that holds it")
+    parser.add_argument("--extractor", required=True, help="all-text, rules, mss, mss-baseline, sitewise")
+    parser.add_argument("--out", required=True, type=Path, help="folder for predictions.jsonl and report.md")
+    parser.add_argument("--only-split", choices=("train", "test"), help="score only pages of this per-site split")
+    parser.add_argument("--limit", type=int, help="score at most N pages (whole sites for per-site learners)")
+    parser.add_argument("--workers", type=int, default=2, help="parallel pages while rendering (default 2)")
+    parser.add_argument("--no-cache", action="store_true", help="re-render pages instead of using the render cache")
+    parser.add_argument("--quiet", action="store_true", help="no progress bars")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..evaluate import DEFAULT_RENDER_CACHE, evaluate, write_outputs
+
+    result = evaluate(
+        args.manifest,
+        args.extractor,
+        only_split=args.only_split,
+        limit=args.limit,
+        workers=args.workers,
+        cache_dir=None if args.no_cache else DEFAULT_RENDER_CACHE,
+        progress=not args.quiet,
+    )
+    report = write_outputs(result, args.out)
+    summary = result.summary()
+    median_ms, p95_ms = result.milliseconds()
+    print(
+        f"{args.extractor}: {summary.pages} pages, P {summary.precision:.3f} R {summary.recall:.3f} "
+        f"F1 {summary.f1:.3f} (median {summary.median_f1:.3f}), empty {summary.empty}, "
+        f"{median_ms:.1f} ms/page median, {p95_ms:.1f} p95 → {report}"
+    )
+    return 0
