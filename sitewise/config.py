@@ -33,6 +33,8 @@ class Settings:
     uploads_per_minute: int = 120
     #: Pages one client may contribute to one site per day (poisoning guard).
     client_pages_per_site_per_day: int = 200
+    #: MSS fallback model file; empty means ``<data_dir>/mss-model.json.gz`` (written by train-mss).
+    mss_model: str = ""
 
     @classmethod
     def from_env(cls, **overrides: object) -> "Settings":
