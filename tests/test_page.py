@@ -1,0 +1,94 @@
+import pytest
+
+from sitewise.page import Page, PageError, site_of
+
+
+def block(**overrides):
+    data = {
+        "text": "Hello world", "tag": "p", "path": ["html", "body", "p"], "selector": "body > p",
+        "box": {"left": 0, "top": 10, "width": 100, "height": 20}, "style": {"font-size": "16px"},
+        "link_chars": 5,
+    }
+    data.update(overrides)
+    return data
+
+
+def page(**overrides):
+    data = {"url": "https://www.Example.com/a", "titles": ["T"], "blocks": [block()], "collector": "playwright"}
+    data.update(overrides)
+    return data
+
+
+@pytest.mark.parametrize(
+    "url, site",
+    [
+        ("https://WWW.Example.co.uk:8080/a?b", "example.co.uk"),
+        ("http://news.bbc.co.uk/x", "news.bbc.co.uk"),
+        ("http://www/x", "www"),
+        ("file:///tmp/a.html", "local"),
+        ("http://example.com./", "example.com"),
+    ],
+)
+def test_site_rule(url, site):
+    assert site_of(url) == site
+
+
+def test_site_rule_rejects_url_without_host():
+    with pytest.raises(PageError) as err:
+        site_of("not a url")
+    assert err.value.field == "url"
+
+
+def test_round_trip_keeps_everything():
+    original = Page.from_dict(page(blocks=[block(attrs={"itemprop": "articleBody"})], lang="en"))
+    again = Page.from_dict(original.to_dict())
+    assert again == original
+    assert again.blocks[0].extra == {"attrs": {"itemprop": "articleBody"}}
+    assert again.site == "example.com"
+    assert again.blocks[0].link_density == pytest.approx(5 / 11)
+
+
+def test_canonical_url_is_the_key():
+    assert Page.from_dict(page(canonical_url="https://example.com/c")).key == "https://example.com/c"
+    assert Page.from_dict(page()).key == "https://www.Example.com/a"
+
+
+@pytest.mark.parametrize(
+    "data, field",
+    [
+        ([], "(page)"),
+        (page(url=""), "url"),
+        (page(url=5), "url"),
+        (page(blocks="x"), "blocks"),
+        (page(blocks=[block(text="")]), "blocks[0].text"),
+        (page(blocks=[block(box={"left": 0})]), "blocks[0].box"),
+        (page(blocks=[block(), block(path="body")]), "blocks[1].path"),
+        (page(blocks=[block(link_chars=-1)]), "blocks[0].link_chars"),
+        (page(blocks=[block(style={"color": 3})]), "blocks[0].style"),
+        (page(collector="robot"), "collector"),
+        (page(format=99), "format"),
+        (page(titles="T"), "titles"),
+    ],
+)
+def test_bad_input_names_the_field(data, field):
+    with pytest.raises(PageError) as err:
+        Page.from_dict(data)
+    assert err.value.field == field
+
+
+def test_oversized_html_is_dropped_not_stored():
+    from sitewise.page import MAX_HTML_CHARS
+
+    assert Page.from_dict(page(html="x" * (MAX_HTML_CHARS + 1))).html is None
+
+
+def test_schema_accepts_what_the_model_writes():
+    import json
+    from importlib import resources
+
+    import jsonschema
+
+    schema = json.loads(resources.files("sitewise").joinpath("schema/page.schema.json").read_text())
+    jsonschema.validate(Page.from_dict(page()).to_dict(), schema)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(page(blocks=[{"text": "x"}]), schema)

