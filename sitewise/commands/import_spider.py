@@ -1,0 +1,55 @@
+"""``sitewise import-spider``: convert the original spider project's collected pages into sitewise pages."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "import-spider",
+        help="import pages collected by the original spider bookmarklet (JSON with texts[])",
+        description="Convert spider page files (*.json or *.json.gz, searched recursively) into sitewise pages "
+        "and store them (the store of REDIS_URL / SITEWISE_DATA_DIR), or write them as page JSON files with "
+        "--out. A file that cannot be converted is reported on one line and the others go on.",
+    )
+    parser.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="spider page files or folders")
+    parser.add_argument("--out", type=Path, help="write page JSON files into this folder instead of the store")
+    parser.add_argument("--limit", type=int, help="import at most N pages")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..page import PageError
+    from ..spider_import import read_spider_file, spider_files
+
+    files = [f for path in args.paths for f in spider_files(path)]
+    if args.limit is not None:
+        files = files[: max(0, args.limit)]
+    store = None
+    if args.out is None:
+        from ..store import open_store
+
+        store = open_store()
+    else:
+        args.out.mkdir(parents=True, exist_ok=True)
+    imported, failed, sites = 0, 0, set()
+    for number, file in enumerate(files):
+        try:
+            page = read_spider_file(file)
+        except (PageError, OSError) as exc:
+            failed += 1
+            print(f"{file}: {exc}", file=sys.stderr)
+            continue
+        if store is not None:
+            store.put_page(page)
+        else:
+            name = f"{number:05d}-{file.name.split('.')[0]}.json"
+            (args.out / name).write_text(json.dumps(page.to_dict(), ensure_ascii=False), encoding="utf-8")
+        imported += 1
+        sites.add(page.site)
+    where = f"into {args.out}" if args.out else "into the store"
+    print(f"imported {imported} pages of {len(sites)} sites {where}; {failed} failed")
+    return 1 if failed and not imported else 0

@@ -1,0 +1,232 @@
+"""CSS selector paths: escaping, parsing and matching the selector subset sitewise generates.
+
+A collected block names its element by a *selector path* from ``body`` down, one step per element:
+``tag#id.class.class`` steps joined by `` > `` with identifiers escaped as ``CSS.escape`` does
+(``body > div#main.wrap > article.story > p.body``). Learned rules use a subset of standard CSS that
+every browser's ``querySelectorAll``, lxml/cssselect and selectolax understand, and that can also be
+matched against such a path without a DOM:
+
+* compound selectors: an optional type (``p``, ``*``), at most one ``#id``, any number of ``.class``;
+* combinators: descendant (whitespace) and child (``>``);
+* selector lists: ``a, b``.
+
+Matching a rule against a block uses *container semantics*: a block is selected when its own element or
+any of its ancestors matches the selector, exactly as selecting that element in the DOM and taking all
+of its text would include the block's text.
+"""
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+from typing import Sequence
+
+
+class SelectorError(ValueError):
+    """A selector outside the supported subset (or malformed)."""
+
+
+@dataclass(frozen=True)
+class Step:
+    """One element of a selector path, or one compound selector: tag, id and classes.
+
+    As a compound selector, an empty ``tag`` (or ``*``) matches any element and ``id``/``classes`` are
+    requirements; as a path step they are what the element has.
+    """
+
+    tag: str
+    id: str = ""
+    classes: frozenset[str] = frozenset()
+
+    def matches(self, element: "Step") -> bool:
+        """True when this compound selector matches the element described by ``element``."""
+        if self.tag and self.tag != "*" and self.tag != element.tag:
+            return False
+        if self.id and self.id != element.id:
+            return False
+        return self.classes <= element.classes
+
+    def css(self, class_order: Sequence[str] | None = None) -> str:
+        """The compound as CSS text; classes sorted (or in ``class_order``) for a stable spelling."""
+        classes = class_order if class_order is not None else sorted(self.classes)
+        out = css_escape(self.tag) if self.tag and self.tag != "*" else ""
+        if self.id:
+            out += "#" + css_escape(self.id)
+        out += "".join("." + css_escape(c) for c in classes)
+        return out or "*"
+
+
+#: A complex selector: compounds left to right, and the combinator *before* each compound
+#: (``""`` for the first, ``" "`` descendant, ``">"`` child).
+@dataclass(frozen=True)
+class Complex:
+    compounds: tuple[Step, ...]
+    combinators: tuple[str, ...]
+
+    def css(self) -> str:
+        parts = []
+        for combinator, compound in zip(self.combinators, self.compounds):
+            if combinator == ">":
+                parts.append("> ")
+            parts.append(compound.css() + " ")
+        return "".join(parts).strip()
+
+    def matches_at(self, path: Sequence[Step], index: int) -> bool:
+        """True when the element ``path[index]`` (with ancestors ``path[:index]``) matches."""
+        return _match(self.compounds, self.combinators, len(self.compounds) - 1, path, index)
+
+
+def _match(compounds: tuple[Step, ...], combinators: tuple[str, ...], k: int, path: Sequence[Step], i: int) -> bool:
+    # Right to left, as browsers do: the rightmost compound must match the element itself, then each
+    # combinator walks up (child: exactly one level, descendant: any level, with backtracking).
+    if not compounds[k].matches(path[i]):
+        return False
+    if k == 0:
+        return True
+    if combinators[k] == ">":
+        return i > 0 and _match(compounds, combinators, k - 1, path, i - 1)
+    return any(_match(compounds, combinators, k - 1, path, j) for j in range(i - 1, -1, -1))
+
+
+# -- escaping ------------------------------------------------------------------------------------
+
+
+def css_escape(ident: str) -> str:
+    """Escape an identifier as ``CSS.escape`` does (CSSOM §2.1.1), so the result is valid CSS."""
+    out = []
+    for index, char in enumerate(ident):
+        code = ord(char)
+        if code == 0:
+            out.append("\ufffd")
+        elif 0x01 <= code <= 0x1F or code == 0x7F:
+            out.append(f"\\{code:x} ")
+        elif index == 0 and "0" <= char <= "9":
+            out.append(f"\\{code:x} ")
+        elif index == 1 and "0" <= char <= "9" and ident[0] == "-":
+            out.append(f"\\{code:x} ")
+        elif index == 0 and char == "-" and len(ident) == 1:
+            out.append("\\-")
+        elif code >= 0x80 or char in "-_" or char.isascii() and char.isalnum():
+            out.append(char)
+        else:
+            out.append("\\" + char)
+    return "".join(out)
+
+
+_HEX_ESCAPE = re.compile(r"\\([0-9a-fA-F]{1,6}) ?|\\(.)", re.DOTALL)
+
+
+def css_unescape(text: str) -> str:
+    """Inverse of :func:`css_escape` (and of any valid CSS escape)."""
+
+    def replace(match: re.Match[str]) -> str:
+        if match.group(1):
+            code = int(match.group(1), 16)
+            return chr(code) if 0 < code <= 0x10FFFF and not 0xD800 <= code <= 0xDFFF else "\ufffd"
+        return match.group(2)
+
+    return _HEX_ESCAPE.sub(replace, text)
+
+
+# -- parsing -------------------------------------------------------------------------------------
+
+# An identifier: name characters or escapes (a hex escape may swallow one following space).
+_IDENT = r"(?:[\w\-\u0080-\U0010ffff]|\\[0-9a-fA-F]{1,6} ?|\\[^0-9a-fA-F\n])+"
+_TOKEN = re.compile(
+    rf"(?P<comma>\s*,\s*)|(?P<child>\s*>\s*)|(?P<space>\s+)|(?P<tag>{_IDENT}|\*)|#(?P<id>{_IDENT})|\.(?P<cls>{_IDENT})"
+)
+
+
+def _tokens(text: str) -> list[tuple[str, str]]:
+    tokens, position = [], 0
+    while position < len(text):
+        match = _TOKEN.match(text, position)
+        if not match:
+            raise SelectorError(f"unsupported selector syntax at {text[position:position + 20]!r} in {text!r}")
+        kind = match.lastgroup or ""
+        tokens.append((kind, match.group(kind)))
+        position = match.end()
+    return tokens
+
+
+@functools.lru_cache(maxsize=4096)
+def parse_selector(text: str) -> tuple[Complex, ...]:
+    """Parse a selector list of the supported subset; raises :class:`SelectorError` otherwise."""
+    text = text.strip()
+    if not text:
+        raise SelectorError("empty selector")
+    selectors: list[Complex] = []
+    compounds: list[Step] = []
+    combinators: list[str] = []
+    pending = ""  # the combinator seen since the last compound
+    current: dict | None = None  # the compound being read: tag, id, classes
+
+    def close_compound() -> None:
+        nonlocal current, pending
+        if current is not None:
+            combinators.append(pending if compounds else "")
+            compounds.append(Step(current["tag"].lower(), current["id"], frozenset(current["classes"])))
+            current, pending = None, ""
+
+    def close_complex() -> None:
+        nonlocal compounds, combinators, pending
+        close_compound()
+        if not compounds or pending == ">":
+            raise SelectorError(f"incomplete selector in {text!r}")
+        selectors.append(Complex(tuple(compounds), tuple(combinators)))
+        compounds, combinators, pending = [], [], ""
+
+    for kind, value in _tokens(text):
+        if kind == "comma":
+            close_complex()
+        elif kind in ("child", "space"):
+            close_compound()
+            if kind == "child":
+                if not compounds or pending == ">":
+                    raise SelectorError(f"dangling '>' in {text!r}")
+                pending = ">"
+            elif compounds and not pending:
+                pending = " "
+        else:
+            if current is None:
+                current = {"tag": "", "id": "", "classes": []}
+            elif kind == "tag":
+                raise SelectorError(f"type selector must come first in a compound: {text!r}")
+            if kind == "tag":
+                current["tag"] = css_unescape(value)
+            elif kind == "id":
+                if current["id"]:
+                    raise SelectorError(f"two ids in one compound: {text!r}")
+                current["id"] = css_unescape(value)
+            else:
+                current["classes"].append(css_unescape(value))
+    close_complex()
+    return tuple(selectors)
+
+
+@functools.lru_cache(maxsize=65536)
+def parse_path(selector_path: str) -> tuple[Step, ...]:
+    """Parse a block's selector path (child combinators only) into its steps, ``body`` first."""
+    parsed = parse_selector(selector_path)
+    if len(parsed) != 1 or any(c == " " for c in parsed[0].combinators):
+        raise SelectorError(f"not a selector path (steps joined by ' > '): {selector_path!r}")
+    return parsed[0].compounds
+
+
+def path_string(steps: Sequence[Step]) -> str:
+    """A selector path's text, steps joined by `` > ``."""
+    return " > ".join(step.css() for step in steps)
+
+
+# -- matching ------------------------------------------------------------------------------------
+
+
+def matches_path(selector: str, path: Sequence[Step], index: int | None = None) -> bool:
+    """True when ``path[index]`` (the last step by default) matches any selector of the list."""
+    i = len(path) - 1 if index is None else index
+    return i >= 0 and any(c.matches_at(path, i) for c in parse_selector(selector))
+
+
+def selects_path(selector: str, path: Sequence[Step]) -> bool:
+    """Container semantics: the element of ``path`` or any of its ancestors matches ``selector``."""
+    return any(matches_path(selector, path, i) for i in range(len(path)))
