@@ -1,0 +1,248 @@
+"""``/api``: uploads, site status, extraction, reader feedback and admin actions (JSON in, JSON out)."""
+from __future__ import annotations
+
+import datetime as _dt
+import hmac
+import logging
+from functools import wraps
+from typing import Any, Callable
+
+from flask import Blueprint, Response, jsonify, request
+
+from sitewise.page import PageError, site_of
+
+from .app import client_id, services
+from .body import read_json
+from .errors import ApiError
+from .learning import learning_due
+from .validation import validate_page
+
+log = logging.getLogger(__name__)
+blueprint = Blueprint("api", __name__, url_prefix="/api")
+
+#: Feedback is a mark, not a page: a few kB is plenty (a block's text is cut to this many characters).
+MAX_FEEDBACK_BYTES = 64_000
+MAX_FEEDBACK_TEXT_CHARS = 10_000
+MAX_SELECTOR_CHARS = 4_000
+FEEDBACK_KINDS = ("wrong", "missing")
+#: A host name is at most 253 characters; longer "sites" are refused before touching the store.
+MAX_SITE_CHARS = 253
+#: Site listings are paged.
+DEFAULT_SITES_LIMIT = 100
+MAX_SITES_LIMIT = 1000
+#: How many page keys /api/sites/<site> lists (newest first).
+PAGE_KEYS_SHOWN = 200
+
+
+def _status(info: dict[str, Any]) -> dict[str, Any]:
+    settings = services().settings
+    return {
+        **info,
+        "learning_due": learning_due(info, settings),
+        "min_pages_to_learn": settings.min_pages_to_learn,
+    }
+
+
+def checked_site(site: str) -> str:
+    if not site or len(site) > MAX_SITE_CHARS or any(c.isspace() or c == "/" for c in site):
+        raise ApiError.bad_field("site", "must be a host name as given by the page URL")
+    return site.lower()
+
+
+def known_site(site: str) -> dict[str, Any]:
+    """The status of a site the store knows, or 404."""
+    site = checked_site(site)
+    info = services().store.site_info(site)
+    if not info["pages"] and not info["learned"] and not info["feedback"]:
+        raise ApiError(404, "unknown_site", f"no pages of {site} have been uploaded", site=site, pages=0)
+    return info
+
+
+# -- uploads ---------------------------------------------------------------------------------------
+
+
+@blueprint.post("/pages")
+def upload_page() -> tuple[Response, int]:
+    """Store one collected page; answer with the site's status (and queue learning when due)."""
+    svc = services()
+    svc.uploads.check(client_id(), "uploads")
+    page = validate_page(read_json(request, svc.settings.max_page_bytes))
+    svc.site_quota.check(f"{client_id()}:{page.site}", f"pages for {page.site} today")
+    stored = svc.store.put_page(page)
+    info = svc.store.site_info(stored.site)
+    learning = "not_due"
+    if learning_due(info, svc.settings):
+        learning = "queued" if _request_learning(stored.site, "upload") else "failed"
+    log.info("page %s stored for %s (%s; %d pages)", stored.key, stored.site, "new" if stored.created else "replaced", stored.pages)
+    body = {**_status(info), "key": stored.key, "created": stored.created, "learning": learning}
+    return jsonify(body), 201 if stored.created else 200
+
+
+def _request_learning(site: str, reason: str) -> bool:
+    """Ask the worker to learn; a failure to enqueue never loses the stored page."""
+    try:
+        services().learning.request(site, reason)
+        return True
+    except Exception:  # the page is stored; the next upload asks again
+        log.exception("could not enqueue learning for %s", site)
+        return False
+
+
+# -- sites -----------------------------------------------------------------------------------------
+
+
+def _int_arg(name: str, default: int, low: int, high: int) -> int:
+    raw = request.args.get(name)
+    if raw is None:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ApiError.bad_field(name, "must be an integer") from None
+    if not low <= value <= high:
+        raise ApiError.bad_field(name, f"must be between {low} and {high}")
+    return value
+
+
+@blueprint.get("/sites")
+def list_sites() -> Response:
+    """Known sites, most recently updated first, with their status (paged by ``offset``/``limit``)."""
+    store = services().store
+    offset = _int_arg("offset", 0, 0, 10**9)
+    limit = _int_arg("limit", DEFAULT_SITES_LIMIT, 1, MAX_SITES_LIMIT)
+    sites = store.sites()
+    return jsonify({
+        "total": len(sites),
+        "offset": offset,
+        "limit": limit,
+        "sites": [_status(store.site_info(site)) for site in sites[offset : offset + limit]],
+    })
+
+
+@blueprint.get("/sites/<site>")
+def site_status(site: str) -> Response:
+    """One site: status, rule versions and its newest page keys."""
+    info = known_site(site)
+    keys = services().store.page_keys(info["site"])
+    return jsonify({**_status(info), "page_keys": keys[::-1][:PAGE_KEYS_SHOWN]})
+
+
+# -- extraction ------------------------------------------------------------------------------------
+
+
+@blueprint.post("/extract")
+def extract() -> Response:
+    """Article text of a posted page (collected page JSON, or HTML); never fetches a URL."""
+    from .extraction import extract_request
+
+    svc = services()
+    svc.extracts.check(client_id(), "extraction requests")
+    return jsonify(extract_request(read_json(request, svc.settings.max_page_bytes)))
+
+
+# -- feedback --------------------------------------------------------------------------------------
+
+
+def _feedback_str(data: dict[str, Any], name: str, limit: int, required: bool = True) -> str | None:
+    value = data.get(name)
+    if value is None and not required:
+        return None
+    if not isinstance(value, str) or (required and not value.strip()):
+        raise ApiError.bad_field(name, "must be a non-empty string" if required else "must be a string")
+    if len(value) > limit:
+        raise ApiError.bad_field(name, f"must be at most {limit} characters")
+    return value
+
+
+def validate_feedback(data: Any) -> tuple[str, dict[str, Any]]:
+    """The site and the record to store for a feedback body, or 400 naming the field."""
+    if not isinstance(data, dict):
+        raise ApiError.bad_field("(feedback)", "must be a JSON object")
+    url = _feedback_str(data, "url", MAX_SELECTOR_CHARS)
+    try:
+        site = site_of(url)
+    except PageError as exc:
+        raise ApiError.bad_field("url", exc.reason) from None
+    kind = data.get("kind")
+    if kind not in FEEDBACK_KINDS:
+        raise ApiError.bad_field("kind", f"must be one of {', '.join(FEEDBACK_KINDS)}")
+    rule_version = data.get("rule_version")
+    if rule_version is not None and (not isinstance(rule_version, int) or isinstance(rule_version, bool) or rule_version < 1):
+        raise ApiError.bad_field("rule_version", "must be a positive integer or null")
+    method = data.get("method")
+    if method is not None and method not in ("rules", "mss"):
+        raise ApiError.bad_field("method", "must be rules, mss or null")
+    record = {
+        "url": url,
+        "kind": kind,
+        "selector": _feedback_str(data, "selector", MAX_SELECTOR_CHARS),
+        "text": _feedback_str(data, "text", MAX_FEEDBACK_TEXT_CHARS, required=False) or "",
+        "method": method,
+        "rule_version": rule_version,
+        "received_at": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+    }
+    return site, record
+
+
+@blueprint.post("/feedback")
+def feedback() -> tuple[Response, int]:
+    """A reader's mark: a highlighted block that is not article (``wrong``) or article left out (``missing``)."""
+    svc = services()
+    svc.uploads.check(client_id(), "uploads")
+    site, record = validate_feedback(read_json(request, MAX_FEEDBACK_BYTES))
+    known_site(site)
+    count = svc.store.add_feedback(site, record)
+    log.info("feedback on %s: %s %s", site, record["kind"], record["selector"])
+    return jsonify({"site": site, "stored": True, "feedback": count}), 201
+
+
+# -- admin -----------------------------------------------------------------------------------------
+
+
+def admin_only(view: Callable[..., Any]) -> Callable[..., Any]:
+    """Require ``Authorization: Bearer <Settings.admin_token>``; without a configured token, refuse all."""
+
+    @wraps(view)
+    def guarded(*args: Any, **kwargs: Any) -> Any:
+        token = services().settings.admin_token
+        if not token:
+            raise ApiError(403, "admin_disabled", "admin actions are disabled: no admin token is configured")
+        scheme, _, given = (request.headers.get("Authorization") or "").partition(" ")
+        if scheme.lower() != "bearer" or not hmac.compare_digest(given.strip().encode(), token.encode()):
+            raise ApiError(401, "unauthorized", "admin actions need 'Authorization: Bearer <admin token>'",
+                           headers={"WWW-Authenticate": 'Bearer realm="sitewise admin"'})
+        return view(*args, **kwargs)
+
+    return guarded
+
+
+@blueprint.post("/admin/sites/<site>/learn")
+@admin_only
+def admin_relearn(site: str) -> tuple[Response, int]:
+    info = known_site(site)
+    if not info["pages"]:
+        raise ApiError(409, "no_pages", f"{info['site']} has no pages to learn from")
+    job = services().learning.request(info["site"], "admin")
+    return jsonify({"site": info["site"], "learning": "queued", "job": job}), 202
+
+
+@blueprint.delete("/admin/sites/<site>")
+@admin_only
+def admin_delete_site(site: str) -> Response:
+    info = known_site(site)
+    services().store.delete_site(info["site"])
+    log.warning("admin deleted site %s (%d pages)", info["site"], info["pages"])
+    return jsonify({"site": info["site"], "deleted": True})
+
+
+@blueprint.delete("/admin/sites/<site>/pages")
+@admin_only
+def admin_delete_page(site: str) -> Response:
+    info = known_site(site)
+    key = request.args.get("key", "")
+    if not key:
+        raise ApiError.bad_field("key", "give the page key (its canonical URL, else URL) as ?key=")
+    if not services().store.delete_page(info["site"], key):
+        raise ApiError(404, "unknown_page", f"{info['site']} has no page {key}", site=info["site"], key=key)
+    log.warning("admin deleted page %s of %s", key, info["site"])
+    return jsonify({"site": info["site"], "key": key, "deleted": True})

@@ -1,0 +1,95 @@
+"""The Flask app factory: configuration, the store, limits, CORS, JSON errors and the blueprints."""
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+
+from flask import Flask, Response, current_app, g, request
+
+from sitewise import __version__
+from sitewise.config import Settings
+from sitewise.store import Store, open_store
+
+from .cors import register_cors
+from .errors import register_error_handlers
+from .learning import Learning
+from .ratelimit import FixedWindowLimiter
+
+log = logging.getLogger("server")
+
+#: Upload limits count per minute (``Settings.uploads_per_minute``) ...
+MINUTE_S = 60
+#: ... and per-client page quotas per site per day (``Settings.client_pages_per_site_per_day``).
+DAY_S = 86_400
+#: Extraction requests cost CPU (MSS over a whole page); allow this many per upload allowance.
+EXTRACTS_PER_UPLOAD = 2
+
+
+@dataclass
+class Services:
+    """What the request handlers share, kept in ``app.extensions["sitewise"]``."""
+
+    settings: Settings
+    store: Store
+    learning: Learning
+    uploads: FixedWindowLimiter
+    extracts: FixedWindowLimiter
+    site_quota: FixedWindowLimiter
+
+
+def services() -> Services:
+    return current_app.extensions["sitewise"]
+
+
+def client_id() -> str:
+    """Who is calling, for limits: the peer address (a proxy in front must set it, e.g. ProxyFix)."""
+    return request.remote_addr or "unknown"
+
+
+def create_app(settings: Settings | None = None, store: Store | None = None) -> Flask:
+    """Build the app. ``settings`` default to the environment; ``store`` to the one they name."""
+    settings = settings or Settings.from_env()
+    store = store or open_store(settings)
+    app = Flask(__name__)
+    app.config.update(
+        # Werkzeug refuses larger raw bodies before reading them; decoded gzip is capped in server.body.
+        MAX_CONTENT_LENGTH=settings.max_page_bytes,
+        JSON_SORT_KEYS=False,
+        SITEWISE_VERSION=__version__,
+    )
+    app.json.sort_keys = False
+    app.json.ensure_ascii = False
+    app.extensions["sitewise"] = Services(
+        settings=settings,
+        store=store,
+        learning=Learning(store.redis),
+        uploads=FixedWindowLimiter(store.redis, "uploads", settings.uploads_per_minute, MINUTE_S),
+        extracts=FixedWindowLimiter(store.redis, "extracts", settings.uploads_per_minute * EXTRACTS_PER_UPLOAD, MINUTE_S),
+        site_quota=FixedWindowLimiter(store.redis, "site-pages", settings.client_pages_per_site_per_day, DAY_S),
+    )
+
+    from . import api, bookmarklet, health, pages, rules
+
+    app.register_blueprint(api.blueprint)
+    app.register_blueprint(rules.blueprint)
+    app.register_blueprint(bookmarklet.blueprint)
+    app.register_blueprint(pages.blueprint)
+    app.register_blueprint(health.blueprint)
+    register_cors(app)
+    register_error_handlers(app)
+    _register_access_log(app)
+    return app
+
+
+def _register_access_log(app: Flask) -> None:
+    @app.before_request
+    def start_timer() -> None:
+        g.started = time.perf_counter()
+
+    @app.after_request
+    def log_request(response: Response) -> Response:
+        elapsed_ms = (time.perf_counter() - g.get("started", time.perf_counter())) * 1000
+        level = logging.WARNING if response.status_code >= 500 else logging.INFO
+        log.log(level, "%s %s %s %d %.1f ms", client_id(), request.method, request.path, response.status_code, elapsed_ms)
+        return response

@@ -1,0 +1,44 @@
+"""When an upload should make the worker (re-)learn a site, and handing the job to ``worker.queue``.
+
+The policy: a site is learned once it has ``min_pages_to_learn`` pages, and re-learned after
+``relearn_after`` new pages since its last learn. ``worker.queue`` keeps at most one pending job per site,
+so asking twice is harmless.
+"""
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import redis
+
+from sitewise.config import Settings
+
+log = logging.getLogger(__name__)
+
+
+def learning_due(info: dict[str, Any], settings: Settings) -> bool:
+    """True when a site's status (``Store.site_info``) calls for a learning job."""
+    if info["pages"] < settings.min_pages_to_learn:
+        return False
+    return not info["learned"] or info["pages_since_learn"] >= settings.relearn_after
+
+
+class Learning:
+    """The learning queue as the server sees it: ask for a site to be learned; how long the queue is."""
+
+    def __init__(self, connection: redis.Redis) -> None:
+        self.connection = connection
+
+    def request(self, site: str, reason: str) -> str | None:
+        """Enqueue learning ``site`` (no-op when one is already pending); the job id, if any."""
+        from worker import queue
+
+        job = queue.enqueue_learn(site, connection=self.connection)
+        job_id = getattr(job, "id", job)
+        log.info("learning %s requested (%s): job %s", site, reason, job_id)
+        return job_id
+
+    def queue_length(self) -> int:
+        from worker import queue
+
+        return len(queue.learn_queue(self.connection))

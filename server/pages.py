@@ -1,0 +1,88 @@
+"""HTML pages: the install page (``/``) and the dashboard (``/sites``, ``/sites/<site>``).
+
+Everything that came from an uploaded page is rendered through Jinja's autoescaping — never ``|safe`` —
+and the preview of a stored page shows its text blocks, not its HTML, so no page script can run here.
+"""
+from __future__ import annotations
+
+from flask import Blueprint, Response, abort, render_template, request, url_for
+
+from .api import checked_site
+from .app import services
+from .bookmarklet import bookmarklet_href
+from .errors import ApiError
+
+blueprint = Blueprint("pages", __name__, template_folder="templates", static_folder="static", static_url_path="/static")
+
+#: Our own pages load nothing from elsewhere and run no inline script: a strict policy costs nothing
+#: and turns any escaping slip into a blocked script rather than an attack.
+PAGE_CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'"
+)
+#: Page keys listed on a site's dashboard (newest first).
+PAGES_LISTED = 100
+
+
+@blueprint.after_app_request
+def protect_html(response: Response) -> Response:
+    if response.mimetype == "text/html":
+        response.headers.setdefault("Content-Security-Policy", PAGE_CSP)
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+        response.headers.setdefault("Referrer-Policy", "same-origin")
+    return response
+
+
+def server_url() -> str:
+    return request.url_root.rstrip("/")
+
+
+@blueprint.get("/")
+def install() -> str:
+    store = services().store
+    sites = store.sites()
+    return render_template(
+        "install.html",
+        href=bookmarklet_href(server_url()),
+        server=server_url(),
+        site_count=len(sites),
+        learned_count=sum(1 for site in sites if store.site_info(site)["learned"]),
+    )
+
+
+@blueprint.get("/sites")
+def sites() -> str:
+    store = services().store
+    return render_template("sites.html", sites=[store.site_info(site) for site in store.sites()])
+
+
+@blueprint.get("/sites/<site>")
+def site(site: str) -> str:
+    from .extraction import preview
+
+    store = services().store
+    try:
+        site = checked_site(site)
+    except ApiError:
+        abort(404)
+    info = store.site_info(site)
+    if not info["pages"] and not info["learned"]:
+        abort(404, description=f"No pages of {site} have been uploaded.")
+    keys = store.page_keys(site)[::-1]
+    chosen = request.args.get("page") or (keys[0] if keys else None)
+    page = store.get_page(site, chosen) if chosen else None
+    if chosen and page is None:
+        abort(404, description="That page is not stored (any more).")
+    rules = store.rules(site)
+    return render_template(
+        "site.html",
+        info=info,
+        rules=rules,
+        keys=keys[:PAGES_LISTED],
+        chosen=chosen,
+        page=page,
+        preview=preview(page, site) if page else None,
+        feedback=store.feedback(site)[-20:][::-1],
+        page_url=lambda key: url_for("pages.site", site=site, page=key),
+    )
+

@@ -1,0 +1,58 @@
+"""Validating uploads: the page JSON Schema (types, exact shapes) and ``Page.from_dict`` (meaning).
+
+Both run before anything is stored. The first problem found is reported with a dotted field path in
+the style of :class:`sitewise.page.PageError` (``blocks[3].box.left``) and a reason.
+"""
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import ValidationError, best_match
+
+from sitewise.page import Page, PageError
+
+from .errors import ApiError
+
+
+@lru_cache(maxsize=1)
+def page_validator() -> Draft202012Validator:
+    schema = json.loads(resources.files("sitewise").joinpath("schema/page.schema.json").read_text("utf-8"))
+    Draft202012Validator.check_schema(schema)
+    return Draft202012Validator(schema)
+
+
+def field_path(path: Any, prefix: str = "") -> str:
+    """``["blocks", 3, "box"]`` → ``blocks[3].box`` (``(page)`` for the whole object)."""
+    text = prefix
+    for part in path:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text or "(page)"
+
+
+def _reason(error: ValidationError) -> str:
+    if error.validator == "required":
+        return error.message
+    if error.validator == "type":
+        expected = error.validator_value
+        names = " or ".join(expected) if isinstance(expected, list) else expected
+        return f"must be {names}, not {type(error.instance).__name__}"
+    # jsonschema's message repeats the (possibly huge) instance first; keep the explanation only.
+    message = error.message
+    return message if len(message) <= 200 else message[:200] + "…"
+
+
+def validate_page(data: Any, prefix: str = "") -> Page:
+    """A valid :class:`Page` from decoded JSON, or an :class:`ApiError` (400) naming the field."""
+    try:
+        page = Page.from_dict(data)
+    except PageError as exc:
+        field = exc.field if not prefix else f"{prefix}.{exc.field}"
+        raise ApiError.bad_field(field, exc.reason, code="invalid_page") from None
+    error = best_match(page_validator().iter_errors(data))
+    if error is not None:
+        raise ApiError.bad_field(field_path(error.absolute_path, prefix), _reason(error), code="invalid_page")
+    return page

@@ -1,0 +1,349 @@
+"""The /api endpoints through Flask's test client, on the real store in a real (embedded) Redis:
+every error path answers JSON that names the problem and stores nothing."""
+from __future__ import annotations
+
+import gzip
+import json
+
+import pytest
+
+from server import create_app
+from server_support import as_gzip, as_json, block, page_dict, settings_for, with_change
+from sitewise.store import Store
+
+
+@pytest.fixture
+def make_client(store: Store, tmp_path):
+    def make(**overrides):
+        app = create_app(settings_for(tmp_path, **overrides), store)
+        app.testing = True
+        return app.test_client()
+
+    return make
+
+
+@pytest.fixture
+def client(make_client):
+    return make_client()
+
+
+def post_page(client, data, **headers):
+    body = data if isinstance(data, bytes) else as_json(data)
+    return client.post("/api/pages", data=body, headers={"Content-Type": "application/json", **headers})
+
+
+def assert_nothing_stored(store: Store) -> None:
+    assert store.sites() == []
+    assert store.redis.keys("sw:site:*") == []
+
+
+# -- uploads -----------------------------------------------------------------------------------------
+
+
+def test_upload_stores_the_page_and_answers_the_site_status(client, store):
+    response = post_page(client, page_dict())
+    assert response.status_code == 201
+    body = response.get_json()
+    assert body["site"] == "news.example"
+    assert body["pages"] == 1 and body["created"] is True
+    assert body["learned"] is False and body["rule_version"] is None
+    assert body["learning"] == "not_due"
+    assert store.get_page("news.example", "https://news.example/a/1").blocks[0].text.startswith("Paragraph 0")
+
+
+def test_upload_of_the_same_canonical_url_replaces_the_page(client, store):
+    first = page_dict("https://www.news.example/a/1?utm=x", canonical_url="https://news.example/a/1")
+    second = page_dict("https://news.example/a/1#top", canonical_url="https://news.example/a/1", blocks=5)
+    assert post_page(client, first).status_code == 201
+    response = post_page(client, second)
+    assert response.status_code == 200
+    assert response.get_json()["created"] is False and response.get_json()["pages"] == 1
+    assert len(store.get_page("news.example", "https://news.example/a/1").blocks) == 5
+
+
+def test_gzip_upload_is_accepted_with_or_without_the_header(client, store):
+    assert post_page(client, as_gzip(page_dict("https://news.example/1")), **{"Content-Encoding": "gzip"}).status_code == 201
+    assert post_page(client, as_gzip(page_dict("https://news.example/2"))).status_code == 201
+    assert store.page_count("news.example") == 2
+
+
+@pytest.mark.parametrize(
+    "body, error",
+    [
+        (b"{not json", "bad_json"),
+        (b"", "bad_json"),
+        (b'{"url": NaN}', "bad_json"),
+        (b"\xff\xfe{}", "bad_json"),
+        (b"[" * 100_000 + b"]" * 100_000, "bad_json"),
+        (b"[1, 2]", "invalid_page"),
+    ],
+)
+def test_malformed_bodies_are_refused(client, store, body, error):
+    response = post_page(client, body)
+    assert response.status_code == 400
+    assert response.is_json and response.get_json()["error"] == error
+    assert_nothing_stored(store)
+
+
+@pytest.mark.parametrize(
+    "path, value, field",
+    [
+        ("url", 42, "url"),
+        ("url", "not a url", "url"),
+        ("blocks", {"0": 1}, "blocks"),
+        ("blocks.1", "text", "blocks[1]"),
+        ("blocks.1.text", "", "blocks[1].text"),
+        ("blocks.2.box", {"left": 1}, "blocks[2].box"),
+        ("blocks.2.box.left", "12", "blocks[2].box.left"),
+        ("blocks.0.path", "html body p", "blocks[0].path"),
+        ("blocks.0.style", {"color": 3}, "blocks[0].style"),
+        ("blocks.0.link_chars", -1, "blocks[0].link_chars"),
+        ("blocks.0.attrs", {"role": 5}, "blocks[0].attrs.role"),
+        ("titles", "one title", "titles"),
+        ("viewport", {"width": "wide"}, "viewport"),
+        ("collector", "robot", "collector"),
+        ("format", 2, "format"),
+    ],
+)
+def test_a_bad_field_is_named_with_its_reason_and_nothing_is_stored(client, store, path, value, field):
+    response = post_page(client, with_change(page_dict(blocks=3), path, value))
+    assert response.status_code == 400, response.get_json()
+    body = response.get_json()
+    assert body["error"] == "invalid_page"
+    assert body["field"] == field
+    assert body["reason"]
+    assert_nothing_stored(store)
+
+
+def test_a_page_over_the_size_cap_is_refused_with_413(make_client, store):
+    client = make_client(max_page_bytes=20_000)
+    big = page_dict(blocks=1)
+    big["blocks"][0]["text"] = "word " * 10_000
+    response = post_page(client, big)
+    assert response.status_code == 413
+    assert response.get_json()["error"] == "too_large"
+    assert_nothing_stored(store)
+
+
+def test_a_gzip_bomb_is_refused_once_the_decoded_size_passes_the_cap(make_client, store):
+    client = make_client(max_page_bytes=100_000)
+    bomb = gzip.compress(b" " * 50_000_000)  # ~50 kB on the wire, 50 MB decoded
+    assert len(bomb) < 100_000
+    response = post_page(client, bomb, **{"Content-Encoding": "gzip"})
+    assert response.status_code == 413
+    assert_nothing_stored(store)
+
+
+@pytest.mark.parametrize("body", [b"\x1f\x8b\x08\x00garbage", gzip.compress(as_json(page_dict()))[:-12]])
+def test_bad_gzip_is_refused(client, store, body):
+    response = post_page(client, body, **{"Content-Encoding": "gzip"})
+    assert response.status_code == 400
+    assert response.get_json()["error"] == "bad_gzip"
+    assert_nothing_stored(store)
+
+
+def test_unknown_content_encoding_is_refused(client, store):
+    response = post_page(client, as_json(page_dict()), **{"Content-Encoding": "br"})
+    assert response.status_code == 415
+    assert_nothing_stored(store)
+
+
+def test_uploads_are_rate_limited_per_client(make_client, store):
+    client = make_client(uploads_per_minute=3)
+    statuses = [post_page(client, page_dict(f"https://news.example/{i}")).status_code for i in range(4)]
+    assert statuses == [201, 201, 201, 429]
+    response = post_page(client, page_dict("https://news.example/9"))
+    assert response.status_code == 429
+    assert int(response.headers["Retry-After"]) >= 1
+    assert response.get_json()["error"] == "rate_limited"
+    assert store.page_count("news.example") == 3
+    # Another client has its own allowance.
+    other = client.post("/api/pages", data=as_json(page_dict("https://news.example/10")),
+                        content_type="application/json", environ_base={"REMOTE_ADDR": "10.1.2.3"})
+    assert other.status_code == 201
+
+
+def test_one_client_cannot_flood_one_site(make_client, store):
+    client = make_client(client_pages_per_site_per_day=2)
+    statuses = [post_page(client, page_dict(f"https://news.example/{i}")).status_code for i in range(3)]
+    assert statuses == [201, 201, 429]
+    assert post_page(client, page_dict("https://other.example/1")).status_code == 201
+
+
+def test_wrong_method_and_unknown_path_answer_json(client):
+    response = client.get("/api/pages")
+    assert response.status_code == 405 and response.is_json
+    response = client.get("/api/nothing-here")
+    assert response.status_code == 404 and response.is_json
+
+
+# -- CORS ----------------------------------------------------------------------------------------------
+
+
+def test_preflight_allows_any_origin_without_credentials(client):
+    response = client.options("/api/pages", headers={
+        "Origin": "https://news.example",
+        "Access-Control-Request-Method": "POST",
+        "Access-Control-Request-Headers": "content-type, content-encoding",
+        "Access-Control-Request-Private-Network": "true",
+    })
+    assert response.status_code == 204
+    assert response.headers["Access-Control-Allow-Origin"] == "*"
+    assert "POST" in response.headers["Access-Control-Allow-Methods"]
+    assert "Content-Encoding" in response.headers["Access-Control-Allow-Headers"]
+    assert response.headers["Access-Control-Allow-Private-Network"] == "true"
+    assert "Access-Control-Allow-Credentials" not in response.headers
+
+
+def test_errors_carry_cors_headers_too(client):
+    response = post_page(client, b"{", Origin="https://news.example")
+    assert response.status_code == 400
+    assert response.headers["Access-Control-Allow-Origin"] == "*"
+
+
+# -- sites -----------------------------------------------------------------------------------------------
+
+
+def test_sites_list_and_site_status(client):
+    for i in range(2):
+        post_page(client, page_dict(f"https://news.example/{i}"))
+    post_page(client, page_dict("https://blog.example/x"))
+    listing = client.get("/api/sites").get_json()
+    assert listing["total"] == 2
+    assert {s["site"]: s["pages"] for s in listing["sites"]} == {"news.example": 2, "blog.example": 1}
+    status = client.get("/api/sites/news.example").get_json()
+    assert status["pages"] == 2 and status["learned"] is False
+    assert status["page_keys"] == ["https://news.example/1", "https://news.example/0"]
+
+
+def test_unknown_site_is_404_json(client):
+    response = client.get("/api/sites/nowhere.example")
+    assert response.status_code == 404
+    assert response.get_json() == {"error": "unknown_site", "message": "no pages of nowhere.example have been uploaded",
+                                   "site": "nowhere.example", "pages": 0}
+
+
+@pytest.mark.parametrize("query", ["limit=0", "limit=abc", "offset=-1", "limit=100000"])
+def test_bad_paging_is_refused(client, query):
+    response = client.get(f"/api/sites?{query}")
+    assert response.status_code == 400 and response.get_json()["field"] in ("limit", "offset")
+
+
+# -- feedback --------------------------------------------------------------------------------------------
+
+
+def feedback(**fields):
+    data = {"url": "https://news.example/a/1", "kind": "wrong", "selector": "body > aside.ad > p",
+            "text": "Buy now", "method": "rules", "rule_version": 1}
+    data.update(fields)
+    return data
+
+
+def test_feedback_is_stored(client, store):
+    post_page(client, page_dict())
+    response = client.post("/api/feedback", json=feedback())
+    assert response.status_code == 201
+    assert response.get_json()["feedback"] == 1
+    stored = store.feedback("news.example")
+    assert stored[0]["kind"] == "wrong" and stored[0]["selector"] == "body > aside.ad > p"
+    assert stored[0]["received_at"]
+
+
+@pytest.mark.parametrize(
+    "fields, field",
+    [
+        ({"kind": "meh"}, "kind"),
+        ({"url": 5}, "url"),
+        ({"url": "nohost"}, "url"),
+        ({"selector": ""}, "selector"),
+        ({"selector": "x" * 5000}, "selector"),
+        ({"text": ["a"]}, "text"),
+        ({"rule_version": "1"}, "rule_version"),
+        ({"method": "magic"}, "method"),
+    ],
+)
+def test_bad_feedback_is_refused(client, store, fields, field):
+    post_page(client, page_dict())
+    response = client.post("/api/feedback", json=feedback(**fields))
+    assert response.status_code == 400
+    assert response.get_json()["field"] == field
+    assert store.feedback("news.example") == []
+
+
+def test_feedback_on_an_unknown_site_is_404(client, store):
+    response = client.post("/api/feedback", json=feedback(url="https://nowhere.example/x"))
+    assert response.status_code == 404
+    assert store.redis.keys("sw:site:*") == []
+
+
+# -- admin -----------------------------------------------------------------------------------------------
+
+
+def test_admin_needs_the_token(client, store):
+    post_page(client, page_dict())
+    assert client.delete("/api/admin/sites/news.example").status_code == 401
+    wrong = client.delete("/api/admin/sites/news.example", headers={"Authorization": "Bearer nope"})
+    assert wrong.status_code == 401 and wrong.headers["WWW-Authenticate"].startswith("Bearer")
+    assert store.page_count("news.example") == 1
+
+
+def test_admin_is_off_without_a_configured_token(make_client, store):
+    client = make_client(admin_token="")
+    post_page(client, page_dict())
+    response = client.delete("/api/admin/sites/news.example", headers={"Authorization": "Bearer "})
+    assert response.status_code == 403
+    assert store.page_count("news.example") == 1
+
+
+def test_admin_deletes_a_page_and_a_site(client, store):
+    auth = {"Authorization": "Bearer s3cret"}
+    for i in range(2):
+        post_page(client, page_dict(f"https://news.example/{i}"))
+    response = client.delete("/api/admin/sites/news.example/pages?key=https://news.example/0", headers=auth)
+    assert response.status_code == 200
+    assert store.page_keys("news.example") == ["https://news.example/1"]
+    assert client.delete("/api/admin/sites/news.example/pages?key=https://news.example/0", headers=auth).status_code == 404
+    assert client.delete("/api/admin/sites/news.example/pages", headers=auth).status_code == 400
+    assert client.delete("/api/admin/sites/news.example", headers=auth).status_code == 200
+    assert store.sites() == [] and store.page_count("news.example") == 0
+    assert client.delete("/api/admin/sites/news.example", headers=auth).status_code == 404
+
+
+# -- rules -------------------------------------------------------------------------------------------------
+
+
+def test_rules_of_an_unlearned_site_are_404_with_the_page_count(client):
+    post_page(client, page_dict())
+    response = client.get("/rules/news.example")
+    assert response.status_code == 404
+    body = response.get_json()
+    assert body["error"] == "not_learned" and body["pages"] == 1 and body["min_pages_to_learn"] == 3
+    assert response.headers["Access-Control-Allow-Origin"] == "*"
+
+
+def test_rules_are_served_with_etag_and_revalidated(client, store):
+    rules = {"templates": [{"name": "story", "match": "article.story", "include": ["article.story"], "exclude": []}],
+             "confidence": 0.9}
+    store.put_rules("news.example", rules)
+    response = client.get("/rules/news.example")
+    assert response.status_code == 200
+    assert response.get_json()["version"] == 1
+    assert response.get_json()["templates"][0]["include"] == ["article.story"]
+    etag = response.headers["ETag"]
+    assert "max-age" in response.headers["Cache-Control"]
+    assert client.get("/rules/news.example", headers={"If-None-Match": etag}).status_code == 304
+    assert client.get("/rules/news.example", headers={"If-None-Match": f'"x", W/{etag}'}).status_code == 304
+    store.put_rules("news.example", dict(rules, confidence=0.95))
+    fresh = client.get("/rules/news.example", headers={"If-None-Match": etag})
+    assert fresh.status_code == 200 and fresh.headers["ETag"] != etag and fresh.get_json()["version"] == 2
+
+
+# -- health ------------------------------------------------------------------------------------------------
+
+
+def test_healthz_reports_redis(client):
+    response = client.get("/healthz")
+    assert response.status_code == 200
+    body = response.get_json()
+    assert body["ok"] is True and body["redis"]["ok"] is True
+    assert isinstance(body["queue"]["learn"], int)
