@@ -347,3 +347,93 @@ def test_healthz_reports_redis(client):
     body = response.get_json()
     assert body["ok"] is True and body["redis"]["ok"] is True
     assert isinstance(body["queue"]["learn"], int)
+
+
+# -- extraction ----------------------------------------------------------------------------------------
+
+
+ARTICLE_HTML = """<!DOCTYPE html><html><head><title>Harbor strike ends</title></head><body>
+<nav><a href="/">Home</a> <a href="/news">News</a> <a href="/sport">Sport</a></nav>
+<article><h1>Harbor strike ends</h1>
+<p>The harbor workers voted on Tuesday to accept the new contract, ending a strike that kept cargo ships
+waiting outside the port for three weeks and left shelves half empty across the city.</p>
+<p>Union leaders said the agreement raises wages by six percent over two years and limits night shifts,
+two demands the port authority had rejected in the spring when talks first broke down.</p>
+<p>Shipping companies expect the backlog of containers to clear by the end of the month, though some
+warned that delays could last longer for perishable goods held at the docks.</p></article>
+<footer>Copyright 2024 The Gazette. <a href="/privacy">Privacy</a></footer></body></html>"""
+
+
+def story_page(url: str = "https://news.example/a/1") -> dict:
+    data = page_dict(url, blocks=0)
+    data["blocks"] = [
+        block("Home News Sport", "body > nav > ul > li", "li", top=10),
+        block("Harbor strike ends", "body > main > article.story > h1", "h1", top=80),
+        *[block(f"The harbor workers voted to accept the new contract, paragraph {i}, and ships came in.",
+                "body > main > article.story > p", top=140 + 60 * i) for i in range(4)],
+        block("Copyright 2024 The Gazette.", "body > footer", "footer", top=600),
+    ]
+    return data
+
+
+def test_extract_finds_the_article_in_html_by_mss(client):
+    response = client.post("/api/extract", json={"html": ARTICLE_HTML, "url": "https://news.example/x"})
+    assert response.status_code == 200
+    body = response.get_json()
+    assert body["method"] == "mss" and body["site"] == "news.example"
+    assert "new contract" in body["text"] and "Privacy" not in body["text"]
+    assert body["span"][0] < body["span"][1]
+    assert body["fallback_reason"] == "site not learned"
+
+
+def test_extract_names_the_article_blocks_of_a_collected_page(client):
+    response = client.post("/api/extract", json={"page": story_page()})
+    body = response.get_json()
+    assert response.status_code == 200 and body["method"] == "mss"
+    assert body["blocks"] and set(body["blocks"]) <= {1, 2, 3, 4, 5}
+
+
+def test_extract_uses_the_rules_of_a_learned_site(client, store):
+    store.put_rules("news.example", {
+        "templates": [{"name": "story", "match": ["article.story"], "include": ["article.story"],
+                       "exclude": ["h1"], "words": [5, 500]}],
+        "pages_learned": 4, "confidence": 0.9})
+    body = client.post("/api/extract", json={"page": story_page()}).get_json()
+    assert body["method"] == "rules" and body["rule_version"] == 1 and body["template"] == "story"
+    assert body["blocks"] == [2, 3, 4, 5]
+    assert body["selectors"] == {"include": ["article.story"], "exclude": ["h1"]}
+    assert body["pages_learned_from"] == 4
+
+
+def test_extract_falls_back_to_mss_when_no_template_matches(client, store):
+    store.put_rules("news.example", {
+        "templates": [{"name": "gallery", "match": ["div.gallery"], "include": ["div.gallery"],
+                       "exclude": [], "words": [5, 500]}], "pages_learned": 4})
+    body = client.post("/api/extract", json={"page": story_page()}).get_json()
+    assert body["method"] == "mss"
+    assert body["fallback_reason"] == "rules did not apply: no template matched"
+
+
+@pytest.mark.parametrize(
+    "payload, field",
+    [
+        ([1, 2], "(request)"),
+        ({}, "(request)"),
+        ({"url": "https://news.example/a"}, "(request)"),  # never fetched
+        ({"html": 5}, "html"),
+        ({"html": "<p>x</p>", "url": 7}, "url"),
+        ({"html": "<p>x</p>", "url": "nohost"}, "url"),
+        ({"page": with_change(story_page(), "blocks.0.text", "")}, "page.blocks[0].text"),
+        ({"page": with_change(story_page(), "blocks.1.box.top", "x")}, "page.blocks[1].box"),
+    ],
+)
+def test_bad_extract_requests_are_refused(client, payload, field):
+    response = client.post("/api/extract", json=payload)
+    assert response.status_code == 400
+    assert response.get_json()["field"] == field
+
+
+def test_extract_is_size_capped(make_client):
+    client = make_client(max_page_bytes=1000)
+    response = client.post("/api/extract", json={"html": "<p>" + "word " * 1000 + "</p>"})
+    assert response.status_code == 413

@@ -1,0 +1,661 @@
+/*
+ * sitewise reader: what the bookmarklet does in the reader's page. Served by the sitewise server at
+ * /bookmarklet/sitewise.js with collect.js bundled in front (so window.sitewiseCollect exists); the
+ * loader (loader.js) injects that script and a second click closes everything again.
+ *
+ * Phases of a run:
+ *   1. collect    window.sitewiseCollect() records the page's text blocks; each block is located back
+ *                 to its element (locateBlocks). Blocks inside editable regions are dropped: the reader's
+ *                 own typing is never sent.
+ *   2. upload     POST /api/pages (gzip when the browser can), no cookies (credentials: "omit").
+ *   3. rules      GET /rules/<site>. When the site is learned, pick the template whose `match` selector
+ *                 is on this page and select the blocks inside an `include` selector but not inside an
+ *                 `exclude` one (docs/rules.md). Otherwise (or when no template matches) POST
+ *                 /api/extract with the page and highlight the blocks the server returns (MSS).
+ *   4. show       outline the article blocks (inline styles, restored on close) and open a panel in a
+ *                 shadow root (page CSS cannot reach it): method, pages learned from, highlight toggle,
+ *                 copy text, report a wrong or missing block (POST /api/feedback).
+ * When the page's Content-Security-Policy blocks the server, the panel says so.
+ * window.sitewise exposes close(), ready (a promise of the run's state) and a few read-only helpers.
+ */
+(function () {
+  "use strict";
+
+  if (window.sitewise && window.sitewise.close) {  // loaded twice: behave like a second click
+    window.sitewise.close();
+    return;
+  }
+
+  var SCRIPT = document.currentScript;
+  var SERVER = serverOf(SCRIPT);
+  // Highlight colours: a warm outline and wash that read on light and dark pages alike.
+  var HIGHLIGHT_STYLE = {
+    "outline": "2px solid rgba(232, 170, 20, 0.95)",
+    "outline-offset": "2px",
+    "background-color": "rgba(255, 226, 120, 0.35)"
+  };
+  var HOVER_STYLE = {"outline": "2px dashed rgba(200, 40, 40, 0.95)", "outline-offset": "2px"};
+  // Block text compared when locating a block's element: long enough to be distinctive, short enough
+  // to lie before any nested block that splits the element's own text.
+  var LOCATE_PROBE_CHARS = 40;
+  // Feedback carries at most this much of a block's text (the server caps it at 10,000).
+  var FEEDBACK_TEXT_CHARS = 2000;
+  // Editable regions hold the reader's typing, not page text: never sent.
+  var EDITABLE = "[contenteditable]:not([contenteditable=\"false\"]), input, textarea, select, form [role=textbox]";
+  var PANEL_Z_INDEX = "2147483647";
+
+  var collectorGlobals = ["sitewiseCollect", "sitewiseCollectJSON"];
+  var restores = [];          // undo functions, run in reverse on close
+  var styled = new Map();     // element -> {property: [value, priority]} saved before we styled it
+  var cspBlocked = false;
+  var closed = false;
+  var state = {
+    server: SERVER, site: null, url: location.href, method: null, ruleVersion: null, template: null,
+    pagesLearnedFrom: null, pagesStored: null, upload: null, blocks: [], article: [], highlight: true,
+    error: null
+  };
+  var page = null;
+  var elements = [];          // block index -> element (or null when it could not be located)
+  var indexOf = new Map();    // element -> block index
+  var panel = null;
+  var reporting = null;       // the report mode's listeners while it is on
+
+  listen(document, "securitypolicyviolation", function (event) {
+    if (String(event.blockedURI || "").indexOf(SERVER) === 0) cspBlocked = true;
+  });
+
+  var api = {
+    close: close,
+    state: state,
+    server: SERVER,
+    articleText: articleText,
+    highlightedElements: function () { return state.highlight ? articleElements() : []; },
+    ready: null
+  };
+  window.sitewise = api;
+  api.ready = run().then(function () { return snapshot(); }, function (error) {
+    fail(error);
+    return snapshot();
+  });
+
+  // -- the run -------------------------------------------------------------------------------------
+
+  function run() {
+    panel = createPanel();
+    panel.status("Reading the page…");
+    if (typeof window.sitewiseCollect !== "function") {
+      return Promise.reject(new Error("the collector (collect.js) did not load"));
+    }
+    page = window.sitewiseCollect({collector: "bookmarklet"});
+    elements = locateBlocks(page.blocks);
+    dropEditableBlocks();
+    state.site = siteOf(page.url);
+    state.blocks = page.blocks.length;
+    panel.status("Sending the page and asking for " + state.site + "'s rules…");
+    var uploaded = upload(page);
+    return fetchRules(state.site).then(function (rules) {
+      var article = rules ? articleByRules(rules) : null;
+      if (article) return article;
+      return articleByServer();
+    }).then(function (article) {
+      if (closed) return;
+      state.article = article;
+      applyHighlight();
+      return uploaded.then(function () { panel.render(); });
+    });
+  }
+
+  function upload(collected) {
+    return request("POST", "/api/pages", collected).then(function (response) {
+      return response.json().then(function (body) {
+        if (response.ok) {
+          state.upload = body.created ? "stored" : "updated";
+          state.pagesStored = body.pages;
+        } else {
+          state.upload = response.status === 429 ? "rate-limited" : "refused: " + (body.message || response.status);
+        }
+      });
+    }, function (error) {
+      state.upload = "failed: " + describeNetworkError(error);
+    });
+  }
+
+  function fetchRules(site) {
+    return request("GET", "/rules/" + encodeURIComponent(site)).then(function (response) {
+      if (response.status === 404) {
+        return response.json().then(function (body) {
+          state.pagesStored = body.pages;
+          return null;
+        });
+      }
+      if (!response.ok) throw new Error("the server answered " + response.status + " for the site's rules");
+      return response.json();
+    });
+  }
+
+  // Rules (docs/rules.md, the same semantics as sitewise.learn.rules.apply_rules on collected blocks):
+  // the first template whose match selectors each select at least one block applies; a block is
+  // article when its element or an ancestor matches an include selector and none matches an exclude
+  // one. The result counts only when its word count is in the template's usual range; otherwise the
+  // server decides (MSS).
+  function articleByRules(rules) {
+    try {
+      var template = chooseTemplate(rules.templates || []);
+      if (!template) return null;
+      var chosen = selectBlocks(template.include, template.exclude || []);
+      var words = countWords(chosen.map(function (i) { return page.blocks[i].text; }).join("\n"));
+      var range = template.words || [0, Infinity];
+      if (!chosen.length || words < range[0] || words > range[1]) return null;
+    } catch (error) {
+      return null;  // a selector this browser cannot parse: let the server decide instead
+    }
+    state.method = "rules";
+    state.ruleVersion = rules.version || null;
+    state.template = template.name || null;
+    state.pagesLearnedFrom = rules.pages_learned || null;
+    return chosen;
+  }
+
+  function chooseTemplate(templates) {
+    for (var i = 0; i < templates.length; i++) {
+      var matches = templates[i].match || [];
+      if (matches.every(function (selector) { return selectBlocks([selector], []).length > 0; })) return templates[i];
+    }
+    return null;
+  }
+
+  function selectBlocks(include, exclude) {
+    var includeList = joinSelectors(include);
+    var excludeList = joinSelectors(exclude);
+    var chosen = [];
+    if (!includeList) return chosen;
+    for (var i = 0; i < elements.length; i++) {
+      var element = elements[i];
+      if (element && element.closest(includeList) && !(excludeList && element.closest(excludeList))) chosen.push(i);
+    }
+    return chosen;
+  }
+
+  // Words as rule sets count them: Python's \w+ runs (letters and digits of any script, and "_").
+  function countWords(text) {
+    var words = text.match(/[\p{L}\p{N}_]+/gu);
+    return words ? words.length : 0;
+  }
+
+  function joinSelectors(selectors) {
+    if (!selectors) return "";
+    return (Array.isArray(selectors) ? selectors : [selectors]).filter(Boolean).join(", ");
+  }
+
+  function articleByServer() {
+    panel.status("This site is not learned yet: asking the server to find the article…");
+    var body = {page: withSanitisedHtml(page)};
+    return request("POST", "/api/extract", body).then(function (response) {
+      return response.json().then(function (result) {
+        if (!response.ok) throw new Error(result.message || "extraction failed (" + response.status + ")");
+        state.method = result.method;
+        state.ruleVersion = result.rule_version || null;
+        state.template = result.template || null;
+        if (result.method === "rules" && result.pages_learned_from) state.pagesLearnedFrom = result.pages_learned_from;
+        return (result.blocks || []).filter(function (i) { return i >= 0 && i < elements.length; });
+      });
+    });
+  }
+
+  // -- collecting ----------------------------------------------------------------------------------
+
+  // Collected blocks name their element by a selector path that several elements can share; the k-th
+  // block with a path is the first element with that path, at or after the previous one, whose text
+  // holds the block's text.
+  function locateBlocks(blocks) {
+    var candidates = new Map();
+    var cursor = new Map();
+    var located = [];
+    for (var i = 0; i < blocks.length; i++) {
+      var selector = blocks[i].selector;
+      if (!candidates.has(selector)) candidates.set(selector, queryAll(selector));
+      var list = candidates.get(selector);
+      var probe = collapse(blocks[i].text).slice(0, LOCATE_PROBE_CHARS);
+      var found = findElement(list, probe, cursor.get(selector) || 0);
+      if (found < 0) found = findElement(list, probe, 0);
+      located.push(found < 0 ? null : list[found]);
+      if (found >= 0) cursor.set(selector, found + 1);
+    }
+    return located;
+  }
+
+  function findElement(list, probe, start) {
+    for (var i = start; i < list.length; i++) {
+      if (collapse(list[i].textContent || "").indexOf(probe) !== -1) return i;
+    }
+    return -1;
+  }
+
+  function queryAll(selector) {
+    try {
+      return Array.prototype.slice.call(document.querySelectorAll(selector));
+    } catch (error) {
+      return [];
+    }
+  }
+
+  function dropEditableBlocks() {
+    var keptBlocks = [];
+    var keptElements = [];
+    for (var i = 0; i < page.blocks.length; i++) {
+      var element = elements[i];
+      if (element && element.closest(EDITABLE)) continue;
+      keptBlocks.push(page.blocks[i]);
+      keptElements.push(element);
+    }
+    page.blocks = keptBlocks;
+    elements = keptElements;
+    indexOf = new Map();
+    elements.forEach(function (element, index) {
+      if (element && !indexOf.has(element)) indexOf.set(element, index);
+    });
+  }
+
+  // The DOM as served to the extractor: no scripts, and nothing a reader typed or a form pre-filled.
+  function withSanitisedHtml(collected) {
+    var copy = Object.assign({}, collected);
+    try {
+      var root = document.documentElement.cloneNode(true);
+      var drop = root.querySelectorAll("script, style, noscript, template, iframe, object, embed, svg, canvas");
+      for (var i = 0; i < drop.length; i++) drop[i].remove();
+      var fields = root.querySelectorAll("input, textarea, select, option, [contenteditable]");
+      for (var j = 0; j < fields.length; j++) {
+        var field = fields[j];
+        field.removeAttribute("value");
+        if (field.localName === "textarea" || field.localName === "option" || field.hasAttribute("contenteditable")) {
+          field.textContent = "";
+        }
+      }
+      copy.html = "<!DOCTYPE html>" + root.outerHTML;
+    } catch (error) {
+      delete copy.html;  // the server falls back to the blocks
+    }
+    return copy;
+  }
+
+  // -- highlighting --------------------------------------------------------------------------------
+
+  function articleElements() {
+    var seen = new Set();
+    var out = [];
+    state.article.forEach(function (index) {
+      var element = elements[index];
+      if (element && !seen.has(element)) {
+        seen.add(element);
+        out.push(element);
+      }
+    });
+    return out;
+  }
+
+  function applyHighlight() {
+    if (closed) return;
+    unstyleAll(HIGHLIGHT_STYLE);
+    if (state.highlight) articleElements().forEach(function (element) { styleElement(element, HIGHLIGHT_STYLE); });
+  }
+
+  function styleElement(element, style) {
+    var saved = styled.get(element) || {};
+    Object.keys(style).forEach(function (property) {
+      if (!(property in saved)) {
+        saved[property] = [element.style.getPropertyValue(property), element.style.getPropertyPriority(property)];
+      }
+      element.style.setProperty(property, style[property], "important");
+    });
+    styled.set(element, saved);
+  }
+
+  function unstyleElement(element, style) {
+    var saved = styled.get(element);
+    if (!saved) return;
+    Object.keys(style).forEach(function (property) {
+      if (!(property in saved)) return;
+      var previous = saved[property];
+      if (previous[0]) element.style.setProperty(property, previous[0], previous[1]);
+      else element.style.removeProperty(property);
+      delete saved[property];
+    });
+    if (!Object.keys(saved).length) {
+      styled.delete(element);
+      if (element.getAttribute("style") === "") element.removeAttribute("style");
+    }
+  }
+
+  function unstyleAll(style) {
+    Array.from(styled.keys()).forEach(function (element) { unstyleElement(element, style); });
+  }
+
+  function articleText() {
+    return state.article.map(function (index) { return page.blocks[index].text; }).join("\n\n");
+  }
+
+  // -- feedback ------------------------------------------------------------------------------------
+
+  function startReporting() {
+    if (reporting) return stopReporting();
+    var hovered = null;
+    function blockAt(target) {
+      for (var node = target; node && node !== document.documentElement; node = node.parentElement) {
+        if (indexOf.has(node)) return node;
+      }
+      return null;
+    }
+    function over(event) {
+      var element = blockAt(event.target);
+      if (element === hovered) return;
+      if (hovered) unstyleElement(hovered, HOVER_STYLE);
+      hovered = element;
+      if (hovered) styleElement(hovered, HOVER_STYLE);
+    }
+    function click(event) {
+      if (panel.contains(event.target)) return;
+      var element = blockAt(event.target);
+      if (!element) return;
+      event.preventDefault();
+      event.stopPropagation();
+      report(indexOf.get(element));
+    }
+    function key(event) {
+      if (event.key === "Escape") stopReporting();
+    }
+    reporting = {
+      stop: function () {
+        document.removeEventListener("mouseover", over, true);
+        document.removeEventListener("click", click, true);
+        document.removeEventListener("keydown", key, true);
+        if (hovered) unstyleElement(hovered, HOVER_STYLE);
+      }
+    };
+    document.addEventListener("mouseover", over, true);
+    document.addEventListener("click", click, true);
+    document.addEventListener("keydown", key, true);
+    panel.render();
+  }
+
+  function stopReporting() {
+    if (!reporting) return;
+    reporting.stop();
+    reporting = null;
+    if (panel) panel.render();
+  }
+
+  // A click on a highlighted block says "not article"; on any other block, "article that was missed".
+  function report(index) {
+    var position = state.article.indexOf(index);
+    var kind = position >= 0 ? "wrong" : "missing";
+    var block = page.blocks[index];
+    if (kind === "wrong") state.article.splice(position, 1);
+    else state.article = state.article.concat([index]).sort(function (a, b) { return a - b; });
+    applyHighlight();
+    return sendFeedback(kind, block).then(function (message) {
+      if (panel) panel.note(message);
+      return kind;
+    });
+  }
+
+  function sendFeedback(kind, block) {
+    return request("POST", "/api/feedback", {
+      url: page.url,
+      kind: kind,
+      selector: block.selector,
+      text: block.text.slice(0, FEEDBACK_TEXT_CHARS),
+      method: state.method,
+      rule_version: state.ruleVersion
+    }).then(function (response) {
+      return response.ok
+        ? "Thanks — marked as " + (kind === "wrong" ? "not article." : "missing article text.")
+        : "The server did not take the mark (" + response.status + ").";
+    }, function (error) {
+      return "Could not send the mark: " + describeNetworkError(error);
+    });
+  }
+
+  // -- the panel -----------------------------------------------------------------------------------
+
+  var PANEL_CSS = [
+    ":host { all: initial; }",
+    ".panel { position: fixed; top: 16px; right: 16px; width: 320px; box-sizing: border-box; padding: 14px 16px 12px;",
+    "  background: #1d2330; color: #f1f3f8; border-radius: 12px; box-shadow: 0 10px 30px rgba(0,0,0,.35);",
+    "  font: 14px/1.45 system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif; text-align: left; }",
+    ".head { display: flex; align-items: center; justify-content: space-between; margin-bottom: 8px; }",
+    ".brand { font-weight: 700; font-size: 15px; letter-spacing: -.01em; }",
+    ".brand::before { content: ''; display: inline-block; width: 4px; height: 15px; margin-right: 7px; vertical-align: -2px;",
+    "  background: #f5c542; border-radius: 2px; }",
+    "button { font: inherit; cursor: pointer; border: 0; border-radius: 7px; padding: 6px 10px; margin: 0;",
+    "  background: #323a4d; color: #f1f3f8; }",
+    "button:hover { background: #404a62; }",
+    "button.on { background: #f5c542; color: #1d2330; }",
+    "button.close { background: transparent; font-size: 18px; line-height: 1; padding: 2px 6px; color: #aab2c5; }",
+    ".status { margin: 0 0 6px; }",
+    ".method { display: inline-block; padding: 0 8px; border-radius: 999px; font-size: 12px; font-weight: 700;",
+    "  background: #f5c542; color: #1d2330; margin-right: 6px; }",
+    ".method.mss { background: #8fb3ff; }",
+    ".facts { color: #aab2c5; font-size: 12.5px; margin: 0 0 10px; }",
+    ".actions { display: flex; gap: 6px; flex-wrap: wrap; }",
+    ".note { margin: 10px 0 0; font-size: 12.5px; color: #d7dcea; }",
+    ".error { margin: 6px 0 0; padding: 8px 10px; border-radius: 8px; background: #5a1f22; color: #ffd9d6; }",
+    ".hint { margin: 10px 0 0; padding: 8px 10px; border-radius: 8px; background: #2a3142; font-size: 12.5px; }",
+    ".foot { margin: 10px 0 0; font-size: 11.5px; color: #8d96ab; }"
+  ].join("\n");
+
+  function createPanel() {
+    var host = document.createElement("sitewise-panel");
+    host.style.setProperty("all", "initial", "important");
+    host.style.setProperty("position", "fixed", "important");
+    host.style.setProperty("z-index", PANEL_Z_INDEX, "important");
+    host.style.setProperty("top", "0", "important");
+    host.style.setProperty("right", "0", "important");
+    var root = host.attachShadow({mode: "open"});
+    adoptStyles(root, PANEL_CSS);
+    var box = element("div", {class: "panel", role: "dialog", "aria-label": "sitewise"});
+    root.appendChild(box);
+    document.documentElement.appendChild(host);
+    restores.push(function () { host.remove(); });
+    var note = "";
+
+    function draw(children) {
+      while (box.firstChild) box.removeChild(box.firstChild);
+      var closeButton = element("button", {class: "close", title: "Close sitewise", "aria-label": "Close"}, "×");
+      closeButton.addEventListener("click", close);
+      box.appendChild(element("div", {class: "head"}, [element("span", {class: "brand"}, "sitewise"), closeButton]));
+      children.forEach(function (child) { if (child) box.appendChild(child); });
+      if (note) box.appendChild(element("p", {class: "note", role: "status"}, note));
+    }
+
+    return {
+      host: host,
+      contains: function (node) { return node === host || host.contains(node); },
+      status: function (text) { draw([element("p", {class: "status"}, text)]); },
+      error: function (text) { draw([element("p", {class: "error", role: "alert"}, text)]); },
+      note: function (text) { note = text; this.render(); },
+      render: function () {
+        if (state.error) return this.error(state.error);
+        draw(resultView());
+      }
+    };
+  }
+
+  function resultView() {
+    var blocks = state.article.length;
+    var words = countWords(articleText());
+    var method = state.method === "rules"
+      ? element("span", {class: "method rules"}, "rules")
+      : element("span", {class: "method mss"}, state.method || "none");
+    var headline = !blocks
+      ? "No article text found on this page."
+      : words + " words in " + blocks + " block" + (blocks === 1 ? "" : "s") + " highlighted.";
+    var learned = state.method === "rules"
+      ? "Learned rules v" + state.ruleVersion + (state.pagesLearnedFrom ? ", from " + state.pagesLearnedFrom + " pages" : "") +
+        (state.template ? " (template " + state.template + ")" : "") + "."
+      : "Not learned yet" + (state.pagesStored != null ? ": " + state.pagesStored + " page" + (state.pagesStored === 1 ? "" : "s") + " of " + state.site + " stored" : "") +
+        ". Found by text statistics (MSS).";
+    var toggle = button(state.highlight ? "Highlight on" : "Highlight off", state.highlight, function () {
+      state.highlight = !state.highlight;
+      applyHighlight();
+      panel.render();
+    });
+    var copy = button("Copy text", false, copyText);
+    var reportButton = button(reporting ? "Done reporting" : "Report a block", !!reporting, startReporting);
+    return [
+      element("p", {class: "status"}, [method, headline]),
+      element("p", {class: "facts"}, learned),
+      element("div", {class: "actions"}, [toggle, copy, reportButton]),
+      reporting ? element("p", {class: "hint"}, "Click a highlighted block that is not article text, or a block that is article text but was missed. Esc to stop.") : null,
+      element("p", {class: "foot"}, "Page " + (state.upload || "not sent") + " · " + SERVER)
+    ];
+  }
+
+  function button(label, on, action) {
+    var node = element("button", {class: on ? "on" : "", type: "button"}, label);
+    node.addEventListener("click", function (event) {
+      event.stopPropagation();
+      action();
+    });
+    return node;
+  }
+
+  function copyText() {
+    var text = articleText();
+    var done = function () { panel.note("Copied " + text.split(/\s+/).filter(Boolean).length + " words."); };
+    if (navigator.clipboard && window.isSecureContext) {
+      navigator.clipboard.writeText(text).then(done, function () { copyWithSelection(text) ? done() : panel.note("The browser refused to copy."); });
+    } else if (copyWithSelection(text)) {
+      done();
+    } else {
+      panel.note("The browser refused to copy.");
+    }
+  }
+
+  function copyWithSelection(text) {
+    var area = document.createElement("textarea");
+    area.value = text;
+    area.setAttribute("readonly", "");
+    area.style.setProperty("position", "fixed", "important");
+    area.style.setProperty("left", "-10000px", "important");
+    panel.host.shadowRoot.appendChild(area);
+    area.select();
+    var ok = false;
+    try { ok = document.execCommand("copy"); } catch (error) { ok = false; }
+    area.remove();
+    return ok;
+  }
+
+  function adoptStyles(root, css) {
+    // Constructed style sheets are not subject to the page's style-src policy; <style> is.
+    try {
+      var sheet = new CSSStyleSheet();
+      sheet.replaceSync(css);
+      root.adoptedStyleSheets = [sheet];
+    } catch (error) {
+      root.appendChild(element("style", {}, css));
+    }
+  }
+
+  function element(tag, attributes, children) {
+    var node = document.createElement(tag);
+    Object.keys(attributes || {}).forEach(function (name) {
+      if (attributes[name]) node.setAttribute(name, attributes[name]);
+    });
+    (Array.isArray(children) ? children : children == null ? [] : [children]).forEach(function (child) {
+      if (child == null) return;
+      node.appendChild(typeof child === "string" ? document.createTextNode(child) : child);
+    });
+    return node;
+  }
+
+  // -- closing and errors --------------------------------------------------------------------------
+
+  function close() {
+    closed = true;
+    stopReporting();
+    unstyleAll(Object.assign({}, HIGHLIGHT_STYLE, HOVER_STYLE));
+    while (restores.length) {
+      try { restores.pop()(); } catch (error) { /* keep undoing the rest */ }
+    }
+    collectorGlobals.forEach(function (name) { delete window[name]; });
+    if (window.sitewise === api) delete window.sitewise;
+    panel = null;
+  }
+
+  function fail(error) {
+    state.error = error && error.cspBlocked
+      ? "This page's Content-Security-Policy does not let sitewise talk to " + SERVER + ", so nothing could be sent or highlighted here."
+      : "sitewise failed: " + (error && error.message ? error.message : String(error));
+    if (panel && !closed) panel.render();
+  }
+
+  function describeNetworkError(error) {
+    return error && error.cspBlocked ? "blocked by this page's Content-Security-Policy" : "the server could not be reached";
+  }
+
+  // fetch() rejects the same way for a CSP block and a dead server; the securitypolicyviolation event
+  // (fired for the blocked URL) tells them apart.
+  function request(method, path, body) {
+    var options = {method: method, credentials: "omit", mode: "cors", referrerPolicy: "no-referrer", headers: {}};
+    var prepared = Promise.resolve(options);
+    if (body !== undefined) {
+      prepared = encodeBody(JSON.stringify(body)).then(function (encoded) {
+        options.headers["Content-Type"] = "application/json";
+        if (encoded.gzip) options.headers["Content-Encoding"] = "gzip";
+        options.body = encoded.data;
+        return options;
+      });
+    }
+    return prepared.then(function (ready) {
+      return fetch(SERVER + path, ready);
+    }).catch(function (error) {
+      return new Promise(function (resolve) { setTimeout(resolve, 0); }).then(function () {
+        var wrapped = new Error(cspBlocked ? "blocked by this page's Content-Security-Policy" : "the sitewise server at " + SERVER + " could not be reached");
+        wrapped.cspBlocked = cspBlocked;
+        wrapped.cause = error;
+        throw wrapped;
+      });
+    });
+  }
+
+  // Pages compress about ten-fold; CompressionStream is in every current browser, plain JSON otherwise.
+  function encodeBody(json) {
+    if (typeof CompressionStream !== "function") return Promise.resolve({data: json, gzip: false});
+    var stream = new Blob([json]).stream().pipeThrough(new CompressionStream("gzip"));
+    return new Response(stream).arrayBuffer().then(function (buffer) {
+      return {data: buffer, gzip: true};
+    }, function () {
+      return {data: json, gzip: false};
+    });
+  }
+
+  // -- helpers -------------------------------------------------------------------------------------
+
+  function listen(target, type, handler) {
+    target.addEventListener(type, handler, true);
+    restores.push(function () { target.removeEventListener(type, handler, true); });
+  }
+
+  function snapshot() {
+    return JSON.parse(JSON.stringify(state));
+  }
+
+  function serverOf(script) {
+    var src = script && script.src ? script.src : "";
+    var at = src.indexOf("/bookmarklet/");
+    if (at < 0) throw new Error("sitewise.js must be loaded from a sitewise server's /bookmarklet/ path");
+    return src.slice(0, at);
+  }
+
+  // The same rule as sitewise.page.site_of: lower-cased host without port and one leading "www.".
+  function siteOf(url) {
+    var parsed = new URL(url);
+    if (parsed.protocol === "file:") return "local";
+    var host = parsed.hostname.replace(/\.$/, "").toLowerCase();
+    return host.indexOf("www.") === 0 && host.length > 4 ? host.slice(4) : host;
+  }
+
+  function collapse(text) {
+    return text.replace(/\s+/g, " ").trim();
+  }
+})();
