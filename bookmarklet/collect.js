@@ -1,0 +1,432 @@
+/*
+ * sitewise collector: records the visible text blocks of the rendered page, with what they look like
+ * and where they sit, as a page of format 1 (sitewise/schema/page.schema.json).
+ *
+ * The same file runs as a bookmarklet script in a reader's browser and in headless Chromium through
+ * Playwright (sitewise/collect.py). Plain ES2019, no build step. It defines exactly two globals,
+ * window.sitewiseCollect(options) and window.sitewiseCollectJSON(options), and never changes the page.
+ *
+ * Phases of sitewiseCollect:
+ *   1. walkRenderedTree  visit the flat tree (open shadow roots and their slots included) in document
+ *                        order, skipping what is not rendered or hidden, and hand each visible text node
+ *                        to the block it belongs to: its nearest block-level ancestor by computed display.
+ *   2. describeBlock     for each block with text: text, tag, path, selector, box, style, link_chars, attrs.
+ *   3. readMetadata      url, canonical_url, titles, descriptions, lang, viewport.
+ *
+ * What counts as hidden (the element and everything inside it is skipped):
+ *   - content that is never rendered as text: script, style, noscript, template, svg, iframe, object,
+ *     embed, canvas, audio, video, select, textarea, head; the body of a closed <details>;
+ *   - display:none; content-visibility:hidden (its contents);
+ *   - a box that clips its overflow and is at most 1px wide or high (collapsed panels, "sr-only");
+ *     a zero-size box that does not clip still shows its text, so it is kept;
+ *   - an absolutely positioned box whose clip rect or clip-path inset leaves at most 1px;
+ *   - a positioned or transformed box lying entirely left of or above the page, or right of its
+ *     scrollable width (left:-9999px and off-canvas menus);
+ *   - text pushed off-screen by a large negative text-indent (image replacement).
+ * Per text node: visibility other than visible (it is inherited, and a child may turn it back on) and
+ * font-size 0 hide that text only.
+ * Kept on purpose: aria-hidden content (it is often visible: icons, cloned carousel slides; the block's
+ * attrs record aria-hidden so learning can use it) and opacity:0 (pages fade article text in on scroll).
+ *
+ * Blocks: an element is a block when its computed display is block-level (block, flow-root, flex, grid,
+ * list-item, table, table-row, table-cell, table-caption, ...). display:inline is always inline, so
+ * links, em, strong and spans merge into their paragraph. inline-block, inline-flex, inline-grid and
+ * inline-table are inline for phrasing elements (a span or a button inside a sentence) and blocks for
+ * everything else (a div or li laid out in columns). display:contents is transparent. A block keeps
+ * only its own text: a nested block is a block of its own, and the parent's text on either side of it
+ * is joined with a space. Blocks come in the order of their first visible text.
+ */
+(function () {
+  "use strict";
+
+  var FORMAT_VERSION = 1;
+  // The server drops larger serialized DOMs anyway (sitewise.page.MAX_HTML_CHARS).
+  var MAX_HTML_CHARS = 2000000;
+  // sitewise.page.STYLE_PROPERTIES, same order: the computed properties that tell blocks apart.
+  var STYLE_PROPERTIES = [
+    "display", "position", "float", "font-family", "font-size", "font-weight", "font-style",
+    "line-height", "color", "background-color", "text-align", "text-decoration-line", "text-transform",
+    "letter-spacing", "white-space", "list-style-type", "margin-top", "margin-right", "margin-bottom",
+    "margin-left", "padding-top", "padding-right", "padding-bottom", "padding-left", "border-top-style",
+    "border-bottom-style", "border-left-style", "border-right-style"
+  ];
+  // Properties whose computed value is a length: recorded as whole pixels ("16px"), as rules compare
+  // them exactly and sub-pixel differences carry no meaning.
+  var LENGTH_PROPERTIES = {
+    "font-size": 1, "line-height": 1, "letter-spacing": 1, "margin-top": 1, "margin-right": 1,
+    "margin-bottom": 1, "margin-left": 1, "padding-top": 1, "padding-right": 1, "padding-bottom": 1,
+    "padding-left": 1
+  };
+  // Elements whose content never shows as page text (or is user input, not page text).
+  var UNRENDERED_TAGS = {
+    script: 1, style: 1, noscript: 1, template: 1, svg: 1, iframe: 1, frame: 1, frameset: 1,
+    object: 1, embed: 1, canvas: 1, audio: 1, video: 1, select: 1, datalist: 1, textarea: 1, head: 1
+  };
+  // Phrasing elements stay inline even as inline-block: a styled link or button is part of its sentence.
+  var PHRASING_TAGS = {
+    a: 1, abbr: 1, b: 1, bdi: 1, bdo: 1, big: 1, button: 1, cite: 1, code: 1, data: 1, del: 1, dfn: 1,
+    em: 1, font: 1, i: 1, img: 1, input: 1, ins: 1, kbd: 1, label: 1, mark: 1, nobr: 1, q: 1, s: 1,
+    samp: 1, small: 1, span: 1, strike: 1, strong: 1, sub: 1, sup: 1, time: 1, tt: 1, u: 1, var: 1
+  };
+  // Attributes worth knowing for a block, taken from the block or its nearest ancestor that has them:
+  // role=main / itemprop=articleBody mark article text; aria-hidden marks decorative or duplicate text.
+  var CARRIED_ATTRIBUTES = ["role", "itemprop", "itemtype", "aria-hidden"];
+  // A box this small (CSS px) that clips its overflow shows nothing.
+  var CLIPPED_AWAY_PX = 1;
+  // text-indent at or below minus this (CSS px) pushes text out of sight (image replacement).
+  var OFFSCREEN_TEXT_INDENT_PX = 500;
+
+  var BLOCK = 1, INLINE = 2, TRANSPARENT = 3;
+  var NO_ATTRS = {};
+
+  function sitewiseCollect(options) {
+    options = options || {};
+    var walk = walkRenderedTree(document.documentElement);
+    var lineages = new Map();
+    var blocks = [];
+    for (var i = 0; i < walk.records.length; i++) {
+      try {
+        var block = describeBlock(walk.records[i], walk.styleOf, lineages);
+        if (block) blocks.push(block);
+      } catch (error) {
+        // One odd element must not cost the page: skip it.
+      }
+    }
+    var page = readMetadata(options);
+    page.blocks = blocks;
+    return page;
+  }
+
+  function sitewiseCollectJSON(options) {
+    return JSON.stringify(sitewiseCollect(options));
+  }
+
+  // -- 1. walk -------------------------------------------------------------------------------------
+
+  // Visits the flat tree depth-first with an explicit stack (deep DOMs must not overflow the call
+  // stack). Each element gets a context: the block record its inline text goes to, whether it is
+  // inside a link, the carried attributes, and whether its own text is visible.
+  function walkRenderedTree(root) {
+    var styles = new Map();
+    function styleOf(element) {
+      var style = styles.get(element);
+      if (!style) {
+        style = window.getComputedStyle(element);
+        styles.set(element, style);
+      }
+      return style;
+    }
+    var pageWidth = Math.max(document.documentElement.scrollWidth, window.innerWidth);
+    var records = [];
+    var rootContext = {block: null, inLink: false, attrs: NO_ATTRS, textVisible: true};
+    var stack = [root, rootContext];
+    while (stack.length) {
+      var context = stack.pop();
+      var node = stack.pop();
+      try {
+        if (node.nodeType === 3) {
+          addText(node, context, records);
+        } else if (node.nodeType === 1) {
+          var inner = enterElement(node, context, styleOf, pageWidth);
+          if (inner) pushChildren(node, inner, stack);
+        }
+      } catch (error) {
+        // Skip this node (and its subtree); the rest of the page is still collected.
+      }
+    }
+    return {records: records, styleOf: styleOf};
+  }
+
+  function addText(node, context, records) {
+    var record = context.block;
+    if (!record || !context.textVisible) return;
+    var data = node.data;
+    var hasText = /\S/.test(data);
+    if (!record.listed) {
+      if (!hasText) return;  // leading white space of a block shows nothing
+      record.listed = true;
+      records.push(record);
+    }
+    if (record.pendingSpace) {
+      record.parts.push(" ");
+      record.pendingSpace = false;
+    }
+    record.parts.push(data);
+    if (context.inLink && hasText) record.linkChars += collapse(data).length;
+  }
+
+  // The context for an element's children, or null when the element and its content are not shown.
+  function enterElement(element, context, styleOf, pageWidth) {
+    var tag = element.localName;
+    if (UNRENDERED_TAGS[tag] === 1) return null;
+    if (tag === "br") {
+      if (context.block) context.block.pendingSpace = true;
+      return null;
+    }
+    var style = styleOf(element);
+    var display = style.display;
+    if (display === "none" || isHiddenBox(element, tag, style, pageWidth)) return null;
+    if (style.contentVisibility === "hidden") return null;  // the box shows, its contents do not
+
+    var attrs = carriedAttributes(element, context.attrs);
+    var block = context.block;
+    if (displayKind(tag, display) === BLOCK) {
+      if (block) block.pendingSpace = true;  // the parent's text resumes after this block: keep words apart
+      block = {element: element, parts: [], linkChars: 0, attrs: attrs, listed: false, pendingSpace: false};
+    }
+    var inLink = context.inLink || (tag === "a" && element.hasAttribute("href"));
+    var textVisible = style.visibility === "visible" && style.fontSize !== "0px";
+    if (block === context.block && inLink === context.inLink && attrs === context.attrs &&
+        textVisible === context.textVisible) {
+      return context;
+    }
+    return {block: block, inLink: inLink, attrs: attrs, textVisible: textVisible};
+  }
+
+  function displayKind(tag, display) {
+    if (display === "contents") return TRANSPARENT;
+    if (display === "inline" || display.indexOf("ruby") === 0) return INLINE;
+    if (display.indexOf("inline") === 0) return PHRASING_TAGS[tag] === 1 ? INLINE : BLOCK;
+    return BLOCK;
+  }
+
+  function isHiddenBox(element, tag, style, pageWidth) {
+    if (tag === "html" || tag === "body") return false;  // their overflow belongs to the viewport
+    if (parseFloat(style.textIndent) <= -OFFSCREEN_TEXT_INDENT_PX) return true;
+    var clips = style.overflowX !== "visible" || style.overflowY !== "visible";
+    var position = style.position;
+    var positioned = position === "absolute" || position === "fixed";
+    if (positioned && (isClippedByClip(style.clip) || isClippedByClipPath(style.clipPath))) return true;
+    if (!clips && !positioned && style.transform === "none") return false;
+    var rect = element.getBoundingClientRect();
+    if (clips && (rect.width <= CLIPPED_AWAY_PX || rect.height <= CLIPPED_AWAY_PX)) return true;
+    if (positioned || style.transform !== "none") {
+      var left = rect.left + window.scrollX, top = rect.top + window.scrollY;
+      if ((left < 0 && left + rect.width <= 0) || (top < 0 && top + rect.height <= 0)) return true;
+      if (left >= pageWidth) return true;
+    }
+    return false;
+  }
+
+  // clip: rect(top, right, bottom, left) leaving at most a pixel ("auto" edges never clip).
+  function isClippedByClip(clip) {
+    if (!clip || clip.indexOf("rect(") !== 0) return false;
+    var edges = clip.slice(5).split(/[\s,)]+/).filter(Boolean).map(parseFloat);
+    if (edges.length < 4 || edges.some(isNaN)) return false;
+    return edges[1] - edges[3] <= CLIPPED_AWAY_PX || edges[2] - edges[0] <= CLIPPED_AWAY_PX;
+  }
+
+  // clip-path: inset(50%) or more cuts the box away entirely.
+  function isClippedByClipPath(clipPath) {
+    var match = /^inset\(\s*([\d.]+)%/.exec(clipPath || "");
+    return !!match && parseFloat(match[1]) >= 50;
+  }
+
+  function carriedAttributes(element, inherited) {
+    var own = null;
+    for (var i = 0; i < CARRIED_ATTRIBUTES.length; i++) {
+      var value = element.getAttribute(CARRIED_ATTRIBUTES[i]);
+      if (value !== null && value !== "") {
+        if (!own) own = Object.assign({}, inherited);
+        own[CARRIED_ATTRIBUTES[i]] = value;
+      }
+    }
+    return own || inherited;
+  }
+
+  // Children in rendering order: an open shadow root replaces the light children, a slot shows what is
+  // assigned to it (or its fallback content), a closed <details> shows only its summary.
+  function pushChildren(element, context, stack) {
+    var children;
+    if (element.shadowRoot) {
+      children = element.shadowRoot.childNodes;
+    } else if (element.localName === "slot" && typeof element.assignedNodes === "function" &&
+               element.assignedNodes().length) {
+      children = element.assignedNodes();
+    } else if (element.localName === "details" && !element.open) {
+      children = Array.prototype.filter.call(element.children, function (child) {
+        return child.localName === "summary";
+      }).slice(0, 1);
+    } else {
+      children = element.childNodes;
+    }
+    for (var i = children.length - 1; i >= 0; i--) stack.push(children[i], context);
+  }
+
+  // -- 2. describe ---------------------------------------------------------------------------------
+
+  function describeBlock(record, styleOf, lineages) {
+    var text = collapse(record.parts.join(""));
+    if (!text) return null;
+    var element = record.element;
+    var lineage = lineageOf(element, lineages);
+    var rect = element.getBoundingClientRect();
+    var block = {
+      text: text,
+      tag: element.localName,
+      path: lineage.path,
+      selector: lineage.selector,
+      box: {
+        left: round1(rect.left + window.scrollX),
+        top: round1(rect.top + window.scrollY),
+        width: round1(rect.width),
+        height: round1(rect.height)
+      },
+      style: normalisedStyle(styleOf(element)),
+      link_chars: Math.min(record.linkChars, text.length)
+    };
+    if (record.attrs !== NO_ATTRS) block.attrs = record.attrs;
+    return block;
+  }
+
+  // Tag path from html and selector path from body, memoised per element (blocks share ancestors).
+  // A shadow root's host stands in for its parent, so blocks in shadow trees still have a full path.
+  function lineageOf(element, lineages) {
+    var chain = [];
+    var node = element;
+    var known = null;
+    while (node) {
+      known = lineages.get(node);
+      if (known) break;
+      chain.push(node);
+      node = parentOf(node);
+    }
+    for (var i = chain.length - 1; i >= 0; i--) {
+      var current = chain[i];
+      var tag = current.localName;
+      var step = selectorStep(current);
+      var lineage;
+      if (known) {
+        lineage = {
+          path: known.path.concat([tag]),
+          selector: known.selector ? known.selector + " > " + step : (tag === "body" ? step : "")
+        };
+      } else {
+        lineage = {path: [tag], selector: tag === "body" ? step : ""};
+      }
+      lineages.set(current, lineage);
+      known = lineage;
+    }
+    if (!known.selector) {
+      // Outside body (html itself, or a document without body): the path from the root.
+      return {path: known.path, selector: known.path.map(cssEscape).join(" > ")};
+    }
+    return known;
+  }
+
+  function parentOf(node) {
+    if (node.parentElement) return node.parentElement;
+    var parent = node.parentNode;
+    return parent && parent.host ? parent.host : null;
+  }
+
+  function selectorStep(element) {
+    if (element.localName === "body") return "body";
+    var step = cssEscape(element.localName);
+    var id = element.getAttribute("id");
+    if (id) step += "#" + cssEscape(id);
+    var classes = (element.getAttribute("class") || "").split(/\s+/);
+    for (var i = 0; i < classes.length; i++) {
+      if (classes[i]) step += "." + cssEscape(classes[i]);
+    }
+    return step;
+  }
+
+  function cssEscape(identifier) {
+    return window.CSS.escape(identifier);
+  }
+
+  function normalisedStyle(style) {
+    var values = {};
+    for (var i = 0; i < STYLE_PROPERTIES.length; i++) {
+      var name = STYLE_PROPERTIES[i];
+      values[name] = normalisedValue(name, style.getPropertyValue(name));
+    }
+    return values;
+  }
+
+  function normalisedValue(name, value) {
+    value = (value || "").trim();
+    if (LENGTH_PROPERTIES[name] === 1 && /^-?[\d.]+(e-?\d+)?px$/.test(value)) {
+      return Math.round(parseFloat(value)) + "px";
+    }
+    if (name === "font-family") {
+      return value.split(",")[0].trim().replace(/^["']|["']$/g, "").toLowerCase();
+    }
+    if (name === "font-weight") {
+      if (value === "normal") return "400";
+      if (value === "bold") return "700";
+      var weight = parseFloat(value);
+      return isNaN(weight) ? value : String(Math.round(weight));
+    }
+    return value;
+  }
+
+  // -- 3. metadata ---------------------------------------------------------------------------------
+
+  function readMetadata(options) {
+    var page = {
+      format: FORMAT_VERSION,
+      url: location.href,
+      canonical_url: canonicalUrl(),
+      titles: nonEmpty([
+        document.title,
+        metaContent('meta[property="og:title" i], meta[name="og:title" i]'),
+        metaContent('meta[name="twitter:title" i], meta[property="twitter:title" i]')
+      ]),
+      descriptions: nonEmpty([
+        metaContent('meta[name="description" i]'),
+        metaContent('meta[property="og:description" i], meta[name="og:description" i]'),
+        metaContent('meta[name="twitter:description" i], meta[property="twitter:description" i]')
+      ]),
+      lang: (document.documentElement.getAttribute("lang") || "").trim() ||
+            metaContent('meta[http-equiv="content-language" i]') || null,
+      viewport: {width: window.innerWidth, height: window.innerHeight},
+      collected_at: new Date().toISOString(),
+      collector: options.collector || "bookmarklet"
+    };
+    if (options.includeHtml) {
+      var html = document.documentElement.outerHTML;
+      if (html.length <= MAX_HTML_CHARS) page.html = html;
+    }
+    return page;
+  }
+
+  function canonicalUrl() {
+    var link = document.querySelector('link[rel~="canonical" i][href]');
+    var href = link ? link.getAttribute("href").trim() : "";
+    if (!href) href = metaContent('meta[property="og:url" i], meta[name="og:url" i]');
+    if (!href) return null;
+    try {
+      return new URL(href, document.baseURI).href;
+    } catch (error) {
+      return null;  // not a URL: better none than a wrong key
+    }
+  }
+
+  function metaContent(selector) {
+    var elements = document.querySelectorAll(selector);
+    for (var i = 0; i < elements.length; i++) {
+      var content = collapse(elements[i].getAttribute("content") || "");
+      if (content) return content;
+    }
+    return "";
+  }
+
+  function nonEmpty(values) {
+    return values.map(function (value) { return collapse(value || ""); }).filter(Boolean);
+  }
+
+  // -- helpers -------------------------------------------------------------------------------------
+
+  function collapse(text) {
+    return text.replace(/\s+/g, " ").trim();
+  }
+
+  function round1(value) {
+    return Math.round(value * 10) / 10;
+  }
+
+  window.sitewiseCollect = sitewiseCollect;
+  window.sitewiseCollectJSON = sitewiseCollectJSON;
+})();

@@ -1,0 +1,503 @@
+"""Render pages in headless Chromium and record them with ``bookmarklet/collect.js``.
+
+One :class:`Collector` owns one Chromium, driven by Playwright's async API on an event loop in a
+background thread; its methods are plain blocking calls, usable from any thread. Every page gets a
+fresh browser context (own cookies, storage and routes), several pages render at once, and each page
+has a time limit: a page that fails or hangs becomes a :class:`CollectError` while the rest go on.
+
+A *stored* page (bytes saved earlier) is served at its own URL through request interception: the
+main document request is fulfilled with the stored bytes, every other request is aborted, so nothing
+touches the network while ``location``, relative links and the site are those of the original page.
+Page scripts run (as in the reader's browser); a script or meta refresh that navigates away is answered
+with 204 No Content, which keeps the stored page, and dialogs are dismissed (Playwright's default).
+
+Rendered stored pages can be cached on disk (``cache_dir``), keyed by everything that shapes the
+result: the collector source, URL, bytes, content type, viewport and options.
+"""
+from __future__ import annotations
+
+import asyncio
+import gzip
+import hashlib
+import json
+import os
+import re
+import sys
+import tempfile
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any, Iterable, Sequence, Union
+from urllib.parse import quote, urldefrag
+
+from .page import Page, PageError
+
+#: Debian's Chromium (we never download Playwright's own browsers).
+CHROMIUM = "/usr/lib/chromium/chromium"
+#: Headless in containers without a GPU; no background traffic of Chromium's own.
+CHROMIUM_ARGS = (
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+)
+#: A common laptop window: wide enough for desktop layouts (sidebars beside the article).
+DEFAULT_VIEWPORT = (1280, 900)
+#: Pages rendered at once. Chromium gives each page its own renderer process, so a few more than the
+#: cores keeps them busy while others wait on Playwright round trips.
+DEFAULT_WORKERS = 4
+#: Whole-page limit (navigation, load, collection). Stored pages usually take well under a second.
+DEFAULT_TIMEOUT_S = 30.0
+#: After DOMContentLoaded, wait at most this long for ``load``: stored pages' subresources are aborted,
+#: so it comes at once, unless a script keeps the page busy; then collect what is there.
+LOAD_WAIT_S = 2.0
+#: A tab (browser context) is renewed after this many pages: page scripts and caches grow a
+#: long-lived renderer's memory.
+MAX_PAGES_PER_TAB = 100
+#: Closing a context whose renderer hangs must not hang the collector.
+CLOSE_TIMEOUT_S = 5.0
+#: Error messages from Playwright carry a long call log; one line is enough to say what failed.
+_FIRST_LINE = re.compile(r"[^\n]*")
+
+
+def collect_js_source() -> str:
+    """The collector script, as shipped in the ``bookmarklet`` package."""
+    return resources.files("bookmarklet").joinpath("collect.js").read_text(encoding="utf-8")
+
+
+@dataclass(frozen=True)
+class StoredPage:
+    """Bytes of a page saved earlier, to be rendered offline at their own URL."""
+
+    url: str
+    body: bytes
+    content_type: str = "text/html"
+
+
+#: What :meth:`Collector.collect_many` takes: a URL to load live, or a stored page.
+Item = Union[str, StoredPage]
+
+
+class CollectError(Exception):
+    """One page could not be collected; ``url`` says which, the message says why."""
+
+    def __init__(self, url: str, message: str) -> None:
+        super().__init__(f"{url}: {message}")
+        self.url = url
+        self.message = message
+
+
+@dataclass
+class Outcome:
+    """The result of one page with how it went: exactly one of ``page`` and ``error`` is set."""
+
+    page: Page | None
+    error: CollectError | None
+    #: Wall time of this page (context, navigation, load, collection, validation), seconds.
+    seconds: float
+    #: Time collect.js took inside the page, milliseconds (None when cached or failed).
+    collect_ms: float | None = None
+    cached: bool = False
+
+    @property
+    def result(self) -> Page | CollectError:
+        return self.page if self.page is not None else self.error  # type: ignore[return-value]
+
+
+def stored_url(url: str | None, site: str | None, page_id: str) -> str:
+    """The URL to serve a stored page at: its own, or a stand-in on its site when it has none
+    (``http://<site>/_sitewise/<id>``), so the page still belongs to the right site."""
+    if url:
+        return url
+    return f"http://{site or 'unknown.invalid'}/_sitewise/{quote(page_id, safe='')}"
+
+
+def content_type_for(body: bytes, content_type: str = "text/html") -> str:
+    """The content type to serve stored bytes with: as given when it names a charset or the page
+    declares its own (BOM or ``<meta charset>``, which the browser honours); otherwise UTF-8 when the
+    bytes are valid UTF-8, else windows-1252 (what an unlabelled old page most likely is)."""
+    if "charset=" in content_type.lower() or _declares_charset(body):
+        return content_type
+    try:
+        body.decode("utf-8")
+        charset = "utf-8"
+    except UnicodeDecodeError:
+        charset = "windows-1252"
+    return f"{content_type}; charset={charset}"
+
+
+_META_CHARSET = re.compile(rb"<meta[^>]+charset\s*=", re.IGNORECASE)
+_BOMS = (b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")
+
+
+def _declares_charset(body: bytes) -> bool:
+    return body.startswith(_BOMS) or bool(_META_CHARSET.search(body[:4096]))
+
+
+class Collector:
+    """One headless Chromium that collects pages; use as a context manager.
+
+    >>> with Collector(workers=2) as collector:
+    ...     page = collector.collect_stored("https://example.com/a", b"<p>Hello</p>")
+    """
+
+    def __init__(
+        self,
+        workers: int = DEFAULT_WORKERS,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
+        viewport: tuple[int, int] = DEFAULT_VIEWPORT,
+        cache_dir: str | os.PathLike[str] | None = None,
+        include_html: bool = False,
+        javascript: bool = True,
+        executable_path: str = CHROMIUM,
+    ) -> None:
+        if workers < 1:
+            raise ValueError("workers must be at least 1")
+        if timeout_s <= 0:
+            raise ValueError("timeout_s must be positive")
+        self.workers = workers
+        self.timeout_s = timeout_s
+        self.viewport = viewport
+        self.cache_dir = Path(cache_dir).expanduser() if cache_dir else None
+        self.include_html = include_html
+        self.javascript = javascript
+        self.executable_path = executable_path
+        self._source = collect_js_source()
+        # Evaluated as a function: defines the collector in the page, runs it, and returns
+        # "<milliseconds> <page JSON>" (one string crosses the wire far faster than an object tree).
+        self._evaluate_js = (
+            "(options) => {\n" + self._source + "\n"
+            "const started = performance.now();\n"
+            "const json = window.sitewiseCollectJSON(options);\n"
+            "return (performance.now() - started).toFixed(1) + ' ' + json;\n}"
+        )
+        self._options = {"collector": "playwright", "includeHtml": include_html}
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._playwright: Any = None
+        self._browser: Any = None
+        self._browser_lock: asyncio.Lock | None = None
+
+    # -- lifecycle -------------------------------------------------------------------------------
+
+    def __enter__(self) -> "Collector":
+        self.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def start(self) -> None:
+        """Start the event loop thread and Chromium (done by ``with``)."""
+        if self._loop is not None:
+            return
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name="sitewise-collector", daemon=True)
+        self._thread.start()
+        try:
+            self._call(self._launch())
+        except BaseException:
+            self.close()
+            raise
+
+    def close(self) -> None:
+        """Close Chromium and stop the loop thread; safe to call twice."""
+        loop = self._loop
+        if loop is None:
+            return
+        try:
+            asyncio.run_coroutine_threadsafe(self._shutdown(), loop).result(timeout=30)
+        except Exception:  # a browser that is already gone must not stop the shutdown
+            pass
+        loop.call_soon_threadsafe(loop.stop)
+        if self._thread is not None:
+            self._thread.join(timeout=30)
+        loop.close()
+        self._loop = self._thread = None
+
+    async def _launch(self) -> None:
+        from playwright.async_api import async_playwright
+
+        self._browser_lock = asyncio.Lock()
+        self._playwright = await async_playwright().start()
+        await self._ensure_browser()
+
+    async def _ensure_browser(self) -> Any:
+        """The browser, relaunched if it crashed (one crash must not fail every page after it)."""
+        assert self._browser_lock is not None
+        async with self._browser_lock:
+            if self._browser is None or not self._browser.is_connected():
+                self._browser = await self._playwright.chromium.launch(
+                    executable_path=self.executable_path, args=list(CHROMIUM_ARGS)
+                )
+            return self._browser
+
+    async def _shutdown(self) -> None:
+        if self._browser is not None:
+            try:
+                await self._browser.close()
+            finally:
+                self._browser = None
+        if self._playwright is not None:
+            await self._playwright.stop()
+            self._playwright = None
+
+    def _call(self, coroutine: Any, timeout: float | None = None) -> Any:
+        if self._loop is None:
+            coroutine.close()
+            raise RuntimeError("the collector is not started: use 'with Collector() as collector'")
+        future = asyncio.run_coroutine_threadsafe(coroutine, self._loop)
+        try:
+            return future.result(timeout)
+        except BaseException:
+            future.cancel()
+            raise
+
+    # -- public API ------------------------------------------------------------------------------
+
+    def collect_url(self, url: str) -> Page:
+        """Load a live page (network allowed) and collect it; raises :class:`CollectError`."""
+        return self._raise_or_page(self.run_many([url], progress=False)[0])
+
+    def collect_stored(self, url: str, body: bytes, content_type: str = "text/html") -> Page:
+        """Render stored bytes at ``url`` with the network blocked and collect the page; raises
+        :class:`CollectError`."""
+        return self._raise_or_page(self.run_many([StoredPage(url, body, content_type)], progress=False)[0])
+
+    def collect_many(
+        self,
+        items: Iterable[Item],
+        workers: int | None = None,
+        timeout_s: float | None = None,
+        progress: bool = True,
+    ) -> list[Page | CollectError]:
+        """Collect every item, several at once; results in input order, a failed page as its
+        :class:`CollectError` (returned, not raised)."""
+        return [outcome.result for outcome in self.run_many(items, workers, timeout_s, progress)]
+
+    def run_many(
+        self,
+        items: Iterable[Item],
+        workers: int | None = None,
+        timeout_s: float | None = None,
+        progress: bool = True,
+        description: str = "collect",
+    ) -> list[Outcome]:
+        """Like :meth:`collect_many`, with each page's timings (for benchmarks)."""
+        from tqdm import tqdm
+
+        items = list(items)
+        outcomes: list[Outcome | None] = [None] * len(items)
+        with tqdm(total=len(items), desc=description, unit="page", file=sys.stderr, disable=not progress) as bar:
+            pending = []
+            for index, item in enumerate(items):
+                cached = self._cached(item)
+                if cached is None:
+                    pending.append(index)
+                else:
+                    outcomes[index] = cached
+                    bar.update(1)
+            if pending:
+                self._call(
+                    self._run_all(
+                        [(index, items[index]) for index in pending],
+                        outcomes,
+                        workers or self.workers,
+                        timeout_s or self.timeout_s,
+                        bar,
+                    )
+                )
+        return [outcome for outcome in outcomes if outcome is not None]
+
+    @staticmethod
+    def _raise_or_page(outcome: Outcome) -> Page:
+        if outcome.error is not None:
+            raise outcome.error
+        assert outcome.page is not None
+        return outcome.page
+
+    # -- rendering -------------------------------------------------------------------------------
+
+    async def _run_all(
+        self,
+        indexed: Sequence[tuple[int, Item]],
+        outcomes: list[Outcome | None],
+        workers: int,
+        timeout_s: float,
+        bar: Any,
+    ) -> None:
+        queue = deque(indexed)
+
+        async def worker() -> None:
+            tab: _Tab | None = None
+            try:
+                while queue:
+                    index, item = queue.popleft()
+                    outcome, tab = await self._run_one(tab, item, timeout_s)
+                    if outcome.page is not None:
+                        self._store_in_cache(item, outcome.page)
+                    outcomes[index] = outcome
+                    bar.update(1)
+            finally:
+                if tab is not None:
+                    await tab.close()
+
+        await asyncio.gather(*(worker() for _ in range(min(workers, len(indexed)))))
+
+    async def _run_one(self, tab: "_Tab | None", item: Item, timeout_s: float) -> tuple[Outcome, "_Tab | None"]:
+        """Collect one item in the worker's tab (opened or renewed as needed). A tab that failed a
+        page is closed: it may be hung, crashed or showing an error page."""
+        url = item.url if isinstance(item, StoredPage) else item
+        started = time.perf_counter()
+        try:
+            if tab is not None and tab.uses >= MAX_PAGES_PER_TAB:
+                await tab.close()
+                tab = None
+            if tab is None:
+                tab = await asyncio.wait_for(self._open_tab(), timeout_s)
+            data, collect_ms = await asyncio.wait_for(tab.render(item, self._evaluate_js, self._options, timeout_s), timeout_s)
+            return Outcome(Page.from_dict(data), None, time.perf_counter() - started, collect_ms), tab
+        except asyncio.TimeoutError:
+            message = f"timed out after {timeout_s:g}s"
+        except PageError as exc:
+            message = f"collected page is invalid: {exc}"
+        except Exception as exc:  # any failure of one page is reported, never fatal to the batch
+            message = _FIRST_LINE.match(str(exc).strip()).group(0) or type(exc).__name__  # type: ignore[union-attr]
+        if tab is not None:
+            await tab.close()
+        return Outcome(None, CollectError(url, message), time.perf_counter() - started), None
+
+    async def _open_tab(self) -> "_Tab":
+        browser = await self._ensure_browser()
+        width, height = self.viewport
+        context = await browser.new_context(
+            viewport={"width": width, "height": height},
+            java_script_enabled=self.javascript,
+            ignore_https_errors=True,
+            service_workers="block",
+        )
+        tab = _Tab(context, await context.new_page())
+        await tab.page.route("**/*", tab.route)
+        return tab
+
+    # -- disk cache ------------------------------------------------------------------------------
+
+    def _cache_path(self, item: Item) -> Path | None:
+        if self.cache_dir is None or not isinstance(item, StoredPage):
+            return None  # live pages change: never cached
+        digest = hashlib.sha256()
+        for part in (
+            self._source.encode("utf-8"),
+            item.url.encode("utf-8"),
+            item.content_type.encode("utf-8"),
+            repr((self.viewport, self.include_html, self.javascript)).encode("utf-8"),
+            item.body,
+        ):
+            digest.update(hashlib.sha256(part).digest())
+        key = digest.hexdigest()
+        return self.cache_dir / key[:2] / f"{key}.json.gz"
+
+    def _cached(self, item: Item) -> Outcome | None:
+        path = self._cache_path(item)
+        if path is None or not path.is_file():
+            return None
+        started = time.perf_counter()
+        try:
+            page = Page.from_dict(json.loads(gzip.decompress(path.read_bytes())))
+        except (OSError, ValueError):
+            return None  # a damaged entry is rendered again (and rewritten)
+        return Outcome(page, None, time.perf_counter() - started, cached=True)
+
+    def _store_in_cache(self, item: Item, page: Page) -> None:
+        path = self._cache_path(item)
+        if path is None:
+            return
+        path.parent.mkdir(parents=True, exist_ok=True)
+        data = gzip.compress(json.dumps(page.to_dict(), ensure_ascii=False).encode("utf-8"), 6)
+        # Write then rename, so a reader (or a crash) never sees half an entry.
+        handle, temporary = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+        try:
+            with os.fdopen(handle, "wb") as out:
+                out.write(data)
+            os.replace(temporary, path)
+        except OSError:
+            Path(temporary).unlink(missing_ok=True)
+
+
+class _Tab:
+    """One browser context with one page, reused page after page by one worker: a fresh context per
+    page costs about as much as rendering the page. Its route handler serves the current item."""
+
+    def __init__(self, context: Any, page: Any) -> None:
+        self.context = context
+        self.page = page
+        self.uses = 0
+        self.item: Item | None = None
+        self.served = False
+
+    async def render(
+        self, item: Item, evaluate_js: str, options: dict[str, Any], timeout_s: float
+    ) -> tuple[dict[str, Any], float]:
+        """Load the item, let it settle briefly, and run the collector: (page dict, collect.js ms)."""
+        self.uses += 1
+        self.item, self.served = item, False
+        url = item.url if isinstance(item, StoredPage) else item
+        await self.context.clear_cookies()  # the previous page's cookies are not this page's
+        if urldefrag(self.page.url).url == urldefrag(url).url:
+            await self.page.goto("about:blank")  # else going there would only scroll to the fragment
+        await self.page.goto(url, wait_until="domcontentloaded", timeout=timeout_s * 1000)
+        try:
+            await self.page.wait_for_load_state("load", timeout=LOAD_WAIT_S * 1000)
+        except Exception:  # a page still loading is collected as it stands
+            pass
+        answer = await self.page.evaluate(evaluate_js, options)
+        milliseconds, _, json_text = answer.partition(" ")
+        return json.loads(json_text), float(milliseconds)
+
+    async def route(self, route: Any) -> None:
+        """Live pages: every request goes to the network. Stored pages: the first main-frame
+        navigation gets the stored bytes, later ones 204 (the browser stays on the stored page),
+        everything else is aborted. Every request is answered, even when something goes wrong."""
+        item = self.item
+        try:
+            if not isinstance(item, StoredPage):
+                await route.continue_()
+            elif route.request.is_navigation_request() and route.request.frame == self.page.main_frame:
+                if not self.served:
+                    self.served = True
+                    content_type = content_type_for(item.body, item.content_type)
+                    await route.fulfill(status=200, headers={"content-type": content_type}, body=item.body)
+                else:
+                    await route.fulfill(status=204, body=b"")
+            else:
+                await route.abort()
+        except Exception:
+            try:
+                await route.abort()
+            except Exception:
+                pass  # already answered, or the page is gone
+
+    async def close(self) -> None:
+        try:
+            await asyncio.wait_for(asyncio.shield(self.context.close()), CLOSE_TIMEOUT_S)
+        except Exception:
+            pass  # a crashed or hung context goes with the browser
+
+
+def collect_many(
+    items: Iterable[Item],
+    workers: int = DEFAULT_WORKERS,
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+    progress: bool = True,
+    cache_dir: str | os.PathLike[str] | None = None,
+) -> list[Page | CollectError]:
+    """Collect items with a collector of their own (see :meth:`Collector.collect_many`)."""
+    with Collector(workers=workers, timeout_s=timeout_s, cache_dir=cache_dir) as collector:
+        return collector.collect_many(items, progress=progress)
+
