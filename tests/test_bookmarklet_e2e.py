@@ -1,0 +1,139 @@
+"""The bookmarklet end to end in real Chromium: a generated site on loopback, the app on a real server
+thread, the loader run as a reader's click; uploads land in the store, the article is highlighted by MSS
+before the site is learned and by its rules after, feedback is stored, CSP blocks are reported."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from bookmarklet_support import (
+    CHROMIUM, CHROMIUM_ARGS, click_bookmarklet, highlighted, loader_code, loopback_only, normal, panel_text,
+    serve_app, serve_html,
+)
+from server import create_app
+from server_support import settings_for
+from sitewise.sample_site import SampleSite
+from sitewise.store import Store
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def tab(browser):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.route("**/*", loopback_only)
+    yield page
+    context.close()
+
+
+@pytest.fixture
+def server(store: Store, tmp_path):
+    app = create_app(settings_for(tmp_path, min_pages_to_learn=3), store)
+    with serve_app(app) as url:
+        yield url
+
+
+def article_paths(site: SampleSite, template: str = "story") -> list[str]:
+    return [p for p in site.article_paths if site.pages[p].template == template]
+
+
+def test_fallback_highlights_the_article_by_mss_and_uploads_the_page(tab, server, store, sample_site, sample_site_url):
+    path = article_paths(sample_site)[0]
+    tab.goto(sample_site_url + path)
+    state = click_bookmarklet(tab, server)
+    assert state["error"] is None, state
+    assert state["method"] == "mss" and state["upload"] == "stored"
+    # The upload is in the store, under the page's canonical URL.
+    assert store.page_count("127.0.0.1") == 1
+    stored = next(store.pages("127.0.0.1"))
+    assert stored.collector == "bookmarklet" and stored.html is None
+    # MSS found the article (it may take a caption next to it): most highlighted blocks are article
+    # text, and most of the article is highlighted.
+    truth = {normal(line) for line in sample_site.pages[path].article}
+    shown = highlighted(tab)
+    assert sum(text in truth for text in shown) >= 0.75 * len(shown), shown
+    assert sum(line in shown for line in truth) >= 0.75 * len(truth), shown
+    assert "Not learned yet: 1 page of 127.0.0.1 stored" in panel_text(tab)
+
+
+def test_close_removes_everything_it_added(tab, server, sample_site, sample_site_url):
+    tab.goto(sample_site_url + article_paths(sample_site)[1])
+    before = tab.evaluate("() => document.documentElement.outerHTML")
+    click_bookmarklet(tab, server)
+    assert tab.evaluate("() => document.querySelector('sitewise-panel') !== null")
+    tab.evaluate("() => window.sitewise.close()")
+    after = tab.evaluate("() => document.documentElement.outerHTML")
+    assert after == before
+    assert tab.evaluate("() => [typeof window.sitewise, typeof window.sitewiseCollect].join()") == "undefined,undefined"
+
+
+def test_a_second_click_closes(tab, server, sample_site, sample_site_url):
+    tab.goto(sample_site_url + article_paths(sample_site)[2])
+    click_bookmarklet(tab, server)
+    tab.evaluate(loader_code(server))
+    assert tab.evaluate("() => document.querySelector('sitewise-panel') === null && !window.sitewise")
+
+
+def test_feedback_marks_a_highlighted_block_as_wrong(tab, server, store, sample_site, sample_site_url):
+    tab.goto(sample_site_url + article_paths(sample_site)[3])
+    state = click_bookmarklet(tab, server)
+    before = highlighted(tab)
+    shadow = tab.locator("sitewise-panel")
+    shadow.get_by_role("button", name="Report a block").click()
+    assert "Click a highlighted block" in panel_text(tab)
+    first = tab.evaluate("() => { const e = window.sitewise.highlightedElements()[0]; const r = e.getBoundingClientRect();"
+                         " return JSON.stringify([r.left + 5, r.top + 5]); }")
+    x, y = json.loads(first)
+    tab.mouse.click(x, y)
+    tab.wait_for_function("() => document.querySelector('sitewise-panel').shadowRoot.textContent.includes('Thanks')")
+    marks = store.feedback("127.0.0.1")
+    assert len(marks) == 1
+    assert marks[0]["kind"] == "wrong" and marks[0]["method"] == state["method"]
+    assert normal(marks[0]["text"]) == before[0] or before[0].startswith(normal(marks[0]["text"])[:30])
+    assert highlighted(tab) == before[1:]
+
+
+LOCKED_ARTICLE = ("<!DOCTYPE html><html><head><title>Locked down</title></head><body><article>"
+                  + "<p>This page only talks to itself, as its content security policy says, and nothing else.</p>" * 5
+                  + "</article></body></html>")
+
+
+@pytest.fixture(scope="module")
+def strict_pages():
+    """Pages with a Content-Security-Policy, on a real loopback server (a page fulfilled by Playwright has
+    no address, and Chromium's local-network checks would block the loopback server before CSP could)."""
+    with serve_html({
+        "/locked": ("connect-src 'self'", LOCKED_ARTICLE),
+        "/strict": ("script-src 'self'", "<!DOCTYPE html><title>Strict</title><p>Strict page.</p>"),
+    }) as base_url:
+        yield base_url
+
+
+def test_csp_that_blocks_the_server_is_reported_in_the_panel(tab, server, strict_pages):
+    tab.goto(strict_pages + "/locked")
+    state = click_bookmarklet(tab, server)
+    assert "Content-Security-Policy" in state["error"]
+    assert "Content-Security-Policy" in panel_text(tab)
+
+
+def test_csp_that_blocks_the_script_is_said_in_an_alert(tab, server, strict_pages):
+    tab.goto(strict_pages + "/strict")
+    messages = []
+    tab.on("dialog", lambda dialog: (messages.append(dialog.message), dialog.dismiss()))
+    tab.evaluate(loader_code(server))
+    tab.wait_for_function("() => !document.querySelector('script[src*=\"/bookmarklet/\"]')")
+    tab.wait_for_timeout(200)
+    assert messages and "Content-Security-Policy" in messages[0]
