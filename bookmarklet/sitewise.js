@@ -51,7 +51,7 @@
   var closed = false;
   var state = {
     server: SERVER, site: null, url: location.href, method: null, ruleVersion: null, template: null,
-    pagesLearnedFrom: null, pagesStored: null, upload: null, blocks: [], article: [], highlight: true,
+    pagesLearnedFrom: null, pagesStored: null, pagesNeeded: null, upload: null, blocks: [], article: [], highlight: true,
     error: null
   };
   var page = null;
@@ -72,11 +72,6 @@
     highlightedElements: function () { return state.highlight ? articleElements() : []; },
     ready: null
   };
-  window.sitewise = api;
-  api.ready = run().then(function () { return snapshot(); }, function (error) {
-    fail(error);
-    return snapshot();
-  });
 
   // -- the run -------------------------------------------------------------------------------------
 
@@ -125,6 +120,7 @@
       if (response.status === 404) {
         return response.json().then(function (body) {
           state.pagesStored = body.pages;
+          state.pagesNeeded = body.min_pages_to_learn;
           return null;
         });
       }
@@ -493,7 +489,7 @@
       ? "Learned rules v" + state.ruleVersion + (state.pagesLearnedFrom ? ", from " + state.pagesLearnedFrom + " pages" : "") +
         (state.template ? " (template " + state.template + ")" : "") + "."
       : "Not learned yet" + (state.pagesStored != null ? ": " + state.pagesStored + " page" + (state.pagesStored === 1 ? "" : "s") + " of " + state.site + " stored" : "") +
-        ". Found by text statistics (MSS).";
+        (state.pagesNeeded ? " (learning starts at " + state.pagesNeeded + ")" : "") + ". Found by text statistics (MSS).";
     var toggle = button(state.highlight ? "Highlight on" : "Highlight off", state.highlight, function () {
       state.highlight = !state.highlight;
       applyHighlight();
@@ -658,4 +654,12 @@
   function collapse(text) {
     return text.replace(/\s+/g, " ").trim();
   }
+
+  // -- start (last: every declaration above is in place) -------------------------------------------
+
+  window.sitewise = api;
+  api.ready = run().then(function () { return snapshot(); }, function (error) {
+    fail(error);
+    return snapshot();
+  });
 })();

@@ -137,3 +137,35 @@ def test_csp_that_blocks_the_script_is_said_in_an_alert(tab, server, strict_page
     tab.wait_for_function("() => !document.querySelector('script[src*=\"/bookmarklet/\"]')")
     tab.wait_for_timeout(200)
     assert messages and "Content-Security-Policy" in messages[0]
+
+
+def screenshot_dir(tmp_path: Path) -> Path:
+    """Where screenshots go: $SITEWISE_SCREENSHOTS when set (to look at them), else the test's tmp dir."""
+    import os
+
+    folder = Path(os.environ.get("SITEWISE_SCREENSHOTS") or tmp_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def test_install_page_panel_and_dashboard_render(tab, server, store, sample_site, sample_site_url, tmp_path):
+    shots = screenshot_dir(tmp_path)
+    tab.goto(server + "/")
+    link = tab.locator("a.bookmarklet")
+    assert link.is_visible() and link.get_attribute("href").startswith("javascript:")
+    tab.screenshot(path=str(shots / "install.png"), full_page=True)
+
+    tab.goto(sample_site_url + article_paths(sample_site)[4])
+    click_bookmarklet(tab, server)
+    panel = tab.locator("sitewise-panel").get_by_role("dialog")
+    assert panel.is_visible()
+    box = panel.bounding_box()
+    assert box["width"] > 200 and box["x"] + box["width"] <= 1280
+    tab.screenshot(path=str(shots / "panel.png"))
+
+    tab.goto(server + "/sites/127.0.0.1")
+    assert tab.locator("svg.wireframe rect.art").count() > 3
+    assert tab.locator("ol.blocks li.art").count() > 3
+    tab.screenshot(path=str(shots / "dashboard.png"), full_page=True)
+    for name in ("install.png", "panel.png", "dashboard.png"):
+        assert (shots / name).stat().st_size > 10_000
