@@ -117,14 +117,6 @@ def select_entries(
 # -- phase 2: load --------------------------------------------------------------------------------
 
 
-def stored_url(entry: Entry) -> str:
-    """The URL a stored page is served at: its own, else a made-up one on its site (for the site rule)."""
-    if entry.url:
-        return entry.url
-    host = entry.site or "page.invalid"
-    return f"http://{host}/__sitewise__/{entry.id}"
-
-
 def load_documents(
     entries: Sequence[Entry],
     *,
@@ -134,8 +126,10 @@ def load_documents(
     progress: bool = True,
 ) -> tuple[list[Document], dict[str, str]]:
     """Documents for the entries, and the load error of each entry that could not be loaded."""
+    from .collect import stored_url
+
     documents = [
-        Document(id=e.id, url=stored_url(e), html=e.html(), group=e.group, meta={"split": e.split})
+        Document(id=e.id, url=stored_url(e.url, e.site, e.id), html=e.html(), group=e.group, meta={"split": e.split})
         for e in entries
     ]
     errors: dict[str, str] = {}
@@ -152,9 +146,9 @@ def load_documents(
                 errors[document.id] = f"import failed: {exc}"
     to_render = [(d, e) for d, e in zip(documents, entries) if d.page is None and d.html is not None]
     if to_render:
-        from .collect import collect_many
+        from .collect import StoredPage, collect_many
 
-        items = [(d.url, e.html_bytes()) for d, e in to_render]
+        items = [StoredPage(d.url, e.html_bytes()) for d, e in to_render]
         results = collect_many(items, workers=workers, cache_dir=cache_dir, progress=progress)
         for (document, _), result in zip(to_render, results):
             if isinstance(result, Exception):
