@@ -196,6 +196,17 @@ def feedback() -> tuple[Response, int]:
     return jsonify({"site": site, "stored": True, "feedback": count}), 201
 
 
+# -- description -----------------------------------------------------------------------------------
+
+
+@blueprint.get("/openapi.json")
+def openapi() -> Response:
+    """The OpenAPI 3.1 description of this API, page schema included."""
+    from .openapi import openapi_document
+
+    return jsonify(openapi_document())
+
+
 # -- admin -----------------------------------------------------------------------------------------
 
 
