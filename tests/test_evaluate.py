@@ -1,0 +1,76 @@
+"""The eval harness: per-site protocol, scoring and reports (a tiny learner defined here), and a real
+all-text run in Chromium over the generated sample site."""
+import gzip
+import json
+
+import pytest
+
+from sitewise import extractors
+from sitewise.evaluate import evaluate, write_outputs
+
+
+def write_manifest(tmp_path, site, pages):
+    """A manifest in ../shared/data's format for the given sample-site pages (html gzipped, truth plain)."""
+    (tmp_path / "html").mkdir()
+    (tmp_path / "truth").mkdir()
+    lines = []
+    for number, (page, split) in enumerate(pages):
+        (tmp_path / "html" / f"{number}.html.gz").write_bytes(gzip.compress(page.html.encode("utf-8")))
+        (tmp_path / "truth" / f"{number}.txt").write_text(page.truth, encoding="utf-8")
+        lines.append({"id": f"sample/{number}", "site": "gazette.test", "url": f"http://gazette.test{page.path}",
+                      "html": f"html/{number}.html.gz", "truth": f"truth/{number}.txt", "split": split})
+    (tmp_path / "manifest.jsonl").write_text("\n".join(json.dumps(line) for line in lines))
+    return tmp_path / "manifest.jsonl"
+
+
+class RememberTitles:
+    """A per-site learner for the test: its output names the training pages fit() was given."""
+
+    name = "remember"
+    needs_page = False
+    per_site = True
+
+    def fit(self, documents):
+        self.seen_ = sorted(d.id for d in documents)
+        return self
+
+    def extract(self, document):
+        return " ".join(self.seen_)
+
+
+@pytest.fixture
+def remember_extractor(monkeypatch):
+    monkeypatch.setitem(extractors.REGISTRY, "remember", f"{__name__}:RememberTitles")
+
+
+def test_per_site_learners_fit_on_train_and_score_test(tmp_path, sample_site, remember_extractor):
+    articles = [sample_site.pages[p] for p in sample_site.article_paths[:4]]
+    manifest = write_manifest(tmp_path, "gazette.test", [(articles[0], "train"), (articles[1], "train"),
+                                                         (articles[2], "test"), (articles[3], "test")])
+    result = evaluate(manifest, "remember", progress=False)
+    assert [p.id for p in result.pages] == ["sample/2", "sample/3"]  # train pages are never scored
+    assert all(p.text == "sample/0 sample/1" for p in result.pages)
+    assert result.summary().pages == 2
+
+
+def test_reports_are_written(tmp_path, sample_site, remember_extractor):
+    articles = [sample_site.pages[p] for p in sample_site.article_paths[:2]]
+    manifest = write_manifest(tmp_path, "gazette.test", [(articles[0], "train"), (articles[1], "test")])
+    result = evaluate(manifest, "remember", progress=False)
+    report = write_outputs(result, tmp_path / "out")
+    assert "bag of words" in report.read_text()
+    predictions = [json.loads(l) for l in (tmp_path / "out" / "predictions.jsonl").read_text().splitlines()]
+    assert predictions == [{"id": "sample/1", "text": "sample/0"}]
+    assert "f1" in json.loads((tmp_path / "out" / "scores.jsonl").read_text())
+
+
+@pytest.mark.browser
+def test_all_text_keeps_the_article(tmp_path, sample_site):
+    pages = [(sample_site.pages[p], None) for p in sample_site.article_paths[:3]]
+    manifest = write_manifest(tmp_path, "gazette.test", pages)
+    result = evaluate(manifest, "all-text", cache_dir=None, progress=False, workers=1)
+    summary = result.summary()
+    assert summary.pages == 3 and summary.empty == 0
+    assert summary.recall > 0.97  # the collector keeps the article's words…
+    assert summary.precision < 0.9  # …and the boilerplate, which all-text cannot drop
+    assert all(p.error is None for p in result.pages)
