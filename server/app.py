@@ -90,6 +90,11 @@ def _register_access_log(app: Flask) -> None:
     @app.after_request
     def log_request(response: Response) -> Response:
         elapsed_ms = (time.perf_counter() - g.get("started", time.perf_counter())) * 1000
-        level = logging.WARNING if response.status_code >= 500 else logging.INFO
+        if response.status_code >= 500:
+            level = logging.WARNING
+        elif request.method in ("GET", "HEAD", "OPTIONS"):
+            level = logging.DEBUG  # rule reads come by the thousand per second; writes are worth a line
+        else:
+            level = logging.INFO
         log.log(level, "%s %s %s %d %.1f ms", client_id(), request.method, request.path, response.status_code, elapsed_ms)
         return response
