@@ -52,7 +52,7 @@ def serve_app(app: Any) -> Iterator[str]:
 
 
 @contextlib.contextmanager
-def serve_html(pages: dict[str, tuple[str, str]]) -> Iterator[str]:
+def serve_html(pages: dict[str, tuple[str, str]], content_type: str = "text/html") -> Iterator[str]:
     """Serve ``path → (Content-Security-Policy, HTML)`` on loopback; yields the base URL."""
 
     class Handler(http.server.BaseHTTPRequestHandler):
@@ -60,7 +60,7 @@ def serve_html(pages: dict[str, tuple[str, str]]) -> Iterator[str]:
             policy, html = pages.get(self.path, ("", "<!DOCTYPE html><title>Not found</title>"))
             body = html.encode("utf-8")
             self.send_response(200 if self.path in pages else 404)
-            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Type", f"{content_type}; charset=utf-8")
             if policy:
                 self.send_header("Content-Security-Policy", policy)
             self.send_header("Content-Length", str(len(body)))

@@ -169,3 +169,68 @@ def test_install_page_panel_and_dashboard_render(tab, server, store, sample_site
     tab.screenshot(path=str(shots / "dashboard.png"), full_page=True)
     for name in ("install.png", "panel.png", "dashboard.png"):
         assert (shots / name).stat().st_size > 10_000
+
+
+XHTML_ARTICLE = """<?xml version="1.0" encoding="UTF-8"?>
+<!DOCTYPE html>
+<html xmlns="http://www.w3.org/1999/xhtml" lang="en"><head><title>Strict markup</title></head>
+<body><nav><a href="/">Home</a> <a href="/about">About</a></nav><article>
+""" + "".join(f"<p>Paragraph {i} of a strictly served page: the river rose, the bridge held and the town council met at dawn to count the damage.</p>\n" for i in range(6)) + """
+</article><footer>Footer text of the strict page.</footer></body></html>"""
+
+
+@pytest.fixture(scope="module")
+def xhtml_pages():
+    """An XHTML page (application/xhtml+xml) whose CSP forbids inline styles and style elements."""
+    with serve_html({"/strict.xhtml": ("style-src 'self'; connect-src *", XHTML_ARTICLE)},
+                    content_type="application/xhtml+xml") as base_url:
+        yield base_url
+
+
+def test_strict_xhtml_page_with_a_style_src_policy(tab, server, xhtml_pages):
+    tab.goto(xhtml_pages + "/strict.xhtml")
+    assert tab.evaluate("() => document.contentType") == "application/xhtml+xml"
+    state = click_bookmarklet(tab, server)
+    assert state["error"] is None and state["method"] == "mss"
+    shown = highlighted(tab)
+    assert len(shown) == 6 and all(text.startswith("Paragraph") for text in shown)
+    # The panel is styled (constructed style sheets are not subject to style-src).
+    background = tab.evaluate("() => getComputedStyle(document.querySelector('sitewise-panel').shadowRoot.querySelector('.panel')).backgroundColor")
+    assert background == "rgb(29, 35, 48)"
+    before_close = tab.evaluate("() => document.querySelectorAll('[style]').length")
+    assert before_close >= 6
+    tab.evaluate("() => window.sitewise.close()")
+    assert tab.evaluate("() => document.querySelectorAll('[style]').length") == 0
+
+
+def test_toggle_copy_and_report_missing(browser, server, store, sample_site, sample_site_url):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=sample_site_url)
+    tab = context.new_page()
+    tab.route("**/*", loopback_only)
+    try:
+        tab.goto(sample_site_url + article_paths(sample_site)[5])
+        click_bookmarklet(tab, server)
+        shown = highlighted(tab)
+        panel = tab.locator("sitewise-panel")
+        panel.get_by_role("button", name="Highlight on").click()
+        assert highlighted(tab) == []
+        panel.get_by_role("button", name="Highlight off").click()
+        assert highlighted(tab) == shown
+
+        panel.get_by_role("button", name="Copy text").click()
+        tab.wait_for_function("() => document.querySelector('sitewise-panel').shadowRoot.textContent.includes('Copied')")
+        copied = tab.evaluate("() => navigator.clipboard.readText()")
+        assert [normal(p) for p in copied.split("\n\n")] == shown
+
+        # A block left out (the site's navigation) reported as missing article text.
+        panel.get_by_role("button", name="Report a block").click()
+        tab.locator("nav.primary-nav").click(position={"x": 5, "y": 5})
+        tab.wait_for_function("() => document.querySelector('sitewise-panel').shadowRoot.textContent.includes('Thanks')")
+        marks = store.feedback("127.0.0.1")
+        assert [m["kind"] for m in marks] == ["missing"]
+        assert marks[0]["selector"].endswith("nav.primary-nav")
+        assert tab.url.startswith(sample_site_url + "/")  # the click on a link did not navigate
+        assert len(highlighted(tab)) == len(shown) + 1
+    finally:
+        context.close()
