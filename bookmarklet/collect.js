@@ -15,7 +15,8 @@
  *
  * What counts as hidden (the element and everything inside it is skipped):
  *   - content that is never rendered as text: script, style, noscript, template, svg, iframe, object,
- *     embed, canvas, audio, video, select, textarea, head; the body of a closed <details>;
+ *     embed, canvas, audio, video, select, textarea, head; the body of a closed <details>; and the
+ *     reader's sitewise panel (<sitewise-panel>);
  *   - display:none; content-visibility:hidden (its contents);
  *   - a box that clips its overflow and is at most 1px wide or high (collapsed panels, "sr-only");
  *     a zero-size box that does not clip still shows its text, so it is kept;
@@ -28,11 +29,16 @@
  * Kept on purpose: aria-hidden content (it is often visible: icons, cloned carousel slides; the block's
  * attrs record aria-hidden so learning can use it) and opacity:0 (pages fade article text in on scroll).
  *
+ * Selectors start at a plain "body" step: body's id and classes often name the page itself (WordPress'
+ * "postid-123"), which would make every selector of a page unique; below body everything is recorded.
+ * A shadow host stands in for the shadow root in path and selector (querySelector cannot cross it).
+ * Closed shadow roots cannot be read: their host's light children are collected as if unshadowed.
+ *
  * Blocks: an element is a block when its computed display is block-level (block, flow-root, flex, grid,
- * list-item, table, table-row, table-cell, table-caption, ...). display:inline is always inline, so
- * links, em, strong and spans merge into their paragraph. inline-block, inline-flex, inline-grid and
- * inline-table are inline for phrasing elements (a span or a button inside a sentence) and blocks for
- * everything else (a div or li laid out in columns). display:contents is transparent. A block keeps
+ * list-item, table, table-row, table-cell, table-caption, ...). display:inline (and inline math and
+ * ruby) is always inline, so links, em, strong and spans merge into their paragraph. inline-block,
+ * inline-flex, inline-grid and inline-table are inline for phrasing elements (a span or a button
+ * inside a sentence) and blocks for everything else (a div or li laid out in columns). display:contents is transparent. A block keeps
  * only its own text: a nested block is a block of its own, and the parent's text on either side of it
  * is joined with a space. Blocks come in the order of their first visible text.
  */
@@ -57,10 +63,12 @@
     "margin-bottom": 1, "margin-left": 1, "padding-top": 1, "padding-right": 1, "padding-bottom": 1,
     "padding-left": 1
   };
-  // Elements whose content never shows as page text (or is user input, not page text).
+  // Elements whose content never shows as page text (or is user input, not page text), and the
+  // reader's own sitewise panel (bookmarklet/sitewise.js opens it before collecting).
   var UNRENDERED_TAGS = {
     script: 1, style: 1, noscript: 1, template: 1, svg: 1, iframe: 1, frame: 1, frameset: 1,
-    object: 1, embed: 1, canvas: 1, audio: 1, video: 1, select: 1, datalist: 1, textarea: 1, head: 1
+    object: 1, embed: 1, canvas: 1, audio: 1, video: 1, select: 1, datalist: 1, textarea: 1, head: 1,
+    "sitewise-panel": 1
   };
   // Phrasing elements stay inline even as inline-block: a styled link or button is part of its sentence.
   var PHRASING_TAGS = {
@@ -165,12 +173,14 @@
     }
     var style = styleOf(element);
     var display = style.display;
-    if (display === "none" || isHiddenBox(element, tag, style, pageWidth)) return null;
-    if (style.contentVisibility === "hidden") return null;  // the box shows, its contents do not
+    if (display === "none") return null;
+    var isBlock = displayKind(tag, display) === BLOCK;
+    if (isBlock && isHiddenContent(style)) return null;
+    if (isHiddenBox(element, tag, style, pageWidth)) return null;
 
     var attrs = carriedAttributes(element, context.attrs);
     var block = context.block;
-    if (displayKind(tag, display) === BLOCK) {
+    if (isBlock) {
       if (block) block.pendingSpace = true;  // the parent's text resumes after this block: keep words apart
       block = {element: element, parts: [], linkChars: 0, attrs: attrs, listed: false, pendingSpace: false};
     }
@@ -185,14 +195,20 @@
 
   function displayKind(tag, display) {
     if (display === "contents") return TRANSPARENT;
-    if (display === "inline" || display.indexOf("ruby") === 0) return INLINE;
+    if (display === "inline" || display === "math" || display.indexOf("ruby") === 0) return INLINE;
     if (display.indexOf("inline") === 0) return PHRASING_TAGS[tag] === 1 ? INLINE : BLOCK;
     return BLOCK;
   }
 
+  // Properties that only act on block containers (so inline elements need not be asked): contents
+  // skipped by content-visibility, and text pushed out of sight by text-indent.
+  function isHiddenContent(style) {
+    return style.contentVisibility === "hidden" ||
+           parseFloat(style.textIndent) <= -OFFSCREEN_TEXT_INDENT_PX;
+  }
+
   function isHiddenBox(element, tag, style, pageWidth) {
     if (tag === "html" || tag === "body") return false;  // their overflow belongs to the viewport
-    if (parseFloat(style.textIndent) <= -OFFSCREEN_TEXT_INDENT_PX) return true;
     var clips = style.overflowX !== "visible" || style.overflowY !== "visible";
     var position = style.position;
     var positioned = position === "absolute" || position === "fixed";

@@ -17,10 +17,12 @@ result: the collector source, URL, bytes, content type, viewport and options.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import gzip
 import hashlib
 import json
 import os
+import queue
 import re
 import sys
 import tempfile
@@ -30,7 +32,7 @@ from collections import deque
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any, Iterable, Sequence, Union
+from typing import Any, Callable, Iterable, Iterator, Sequence, Union
 from urllib.parse import quote, urldefrag
 
 from .page import Page, PageError
@@ -287,33 +289,54 @@ class Collector:
         workers: int | None = None,
         timeout_s: float | None = None,
         progress: bool = True,
-        description: str = "collect",
     ) -> list[Outcome]:
-        """Like :meth:`collect_many`, with each page's timings (for benchmarks)."""
+        """Like :meth:`collect_many`, with each page's timings."""
+        items = list(items)
+        outcomes: list[Outcome | None] = [None] * len(items)
+        for index, outcome in self.iter_many(items, workers, timeout_s, progress):
+            outcomes[index] = outcome
+        return outcomes  # type: ignore[return-value]  # every index is filled
+
+    def iter_many(
+        self,
+        items: Iterable[Item],
+        workers: int | None = None,
+        timeout_s: float | None = None,
+        progress: bool = True,
+        description: str = "collect",
+    ) -> Iterator[tuple[int, Outcome]]:
+        """Collect every item, yielding ``(input index, outcome)`` as pages finish (cached ones
+        first), so a caller can write each page out and let it go. Stopping early cancels the rest."""
         from tqdm import tqdm
 
         items = list(items)
-        outcomes: list[Outcome | None] = [None] * len(items)
+        finished: queue.SimpleQueue[tuple[int, Outcome]] = queue.SimpleQueue()
         with tqdm(total=len(items), desc=description, unit="page", file=sys.stderr, disable=not progress) as bar:
             pending = []
             for index, item in enumerate(items):
                 cached = self._cached(item)
                 if cached is None:
-                    pending.append(index)
+                    pending.append((index, item))
                 else:
-                    outcomes[index] = cached
                     bar.update(1)
-            if pending:
-                self._call(
-                    self._run_all(
-                        [(index, items[index]) for index in pending],
-                        outcomes,
-                        workers or self.workers,
-                        timeout_s or self.timeout_s,
-                        bar,
-                    )
-                )
-        return [outcome for outcome in outcomes if outcome is not None]
+                    yield index, cached
+            if not pending:
+                return
+            if self._loop is None:
+                raise RuntimeError("the collector is not started: use 'with Collector() as collector'")
+            work = asyncio.run_coroutine_threadsafe(
+                self._run_all(pending, workers or self.workers, timeout_s or self.timeout_s, finished.put),
+                self._loop,
+            )
+            try:
+                for _ in pending:
+                    index, outcome = _next_finished(finished, work)
+                    if outcome.page is not None:
+                        self._store_in_cache(items[index], outcome.page)
+                    bar.update(1)
+                    yield index, outcome
+            finally:
+                work.cancel()
 
     @staticmethod
     def _raise_or_page(outcome: Outcome) -> Page:
@@ -327,23 +350,19 @@ class Collector:
     async def _run_all(
         self,
         indexed: Sequence[tuple[int, Item]],
-        outcomes: list[Outcome | None],
         workers: int,
         timeout_s: float,
-        bar: Any,
+        report: Callable[[tuple[int, Outcome]], None],
     ) -> None:
-        queue = deque(indexed)
+        waiting = deque(indexed)
 
         async def worker() -> None:
             tab: _Tab | None = None
             try:
-                while queue:
-                    index, item = queue.popleft()
+                while waiting:
+                    index, item = waiting.popleft()
                     outcome, tab = await self._run_one(tab, item, timeout_s)
-                    if outcome.page is not None:
-                        self._store_in_cache(item, outcome.page)
-                    outcomes[index] = outcome
-                    bar.update(1)
+                    report((index, outcome))
             finally:
                 if tab is not None:
                     await tab.close()
@@ -428,6 +447,23 @@ class Collector:
             os.replace(temporary, path)
         except OSError:
             Path(temporary).unlink(missing_ok=True)
+
+
+def _next_finished(
+    finished: "queue.SimpleQueue[tuple[int, Outcome]]", work: "concurrent.futures.Future[None]"
+) -> tuple[int, Outcome]:
+    """The next finished page; raises what broke the batch if it ended without reporting one."""
+    while True:
+        try:
+            return finished.get(timeout=0.5)
+        except queue.Empty:
+            if work.done():
+                try:
+                    return finished.get_nowait()  # reported just before the batch ended
+                except queue.Empty:
+                    pass
+                work.result()  # raises the batch's own failure, if any
+                raise RuntimeError("the collector stopped before every page was reported")
 
 
 class _Tab:
