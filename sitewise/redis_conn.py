@@ -73,7 +73,9 @@ class EmbeddedRedis:
         ]
         if not self.port:
             args += ["--unixsocket", str(self.socket_path), "--unixsocketperm", "700"]
-        self.process = subprocess.Popen(args, stdin=subprocess.DEVNULL)
+        # Own process group: a terminal's Ctrl-C reaches only our caller, which stops Redis last
+        # (``sitewise up`` lets the workers finish first; Redis quitting on the same Ctrl-C would lose them).
+        self.process = subprocess.Popen(args, stdin=subprocess.DEVNULL, process_group=0)
         self._wait_ready()
         log.info("embedded Redis listening on %s (data in %s)", self.url, self.data_dir)
         return self

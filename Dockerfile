@@ -1,0 +1,42 @@
+# syntax=docker/dockerfile:1
+# sitewise images. Two targets from one file:
+#   app        web server (gunicorn) and learning workers (RQ)       docker build --target app .
+#   collector  app + Debian's chromium, for `sitewise collect`       docker build --target collector .
+# docker-compose.yml builds both; see docs/deploy.md.
+
+FROM python:3.11-slim-bookworm AS app
+ENV PYTHONUNBUFFERED=1 \
+    PYTHONDONTWRITEBYTECODE=1 \
+    PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    SITEWISE_DATA_DIR=/data
+# An unprivileged user owns the data directory; nothing in the container runs as root.
+RUN useradd --create-home --uid 10001 sitewise && mkdir -p /data && chown sitewise /data
+WORKDIR /app
+# Dependencies first, so a source change does not reinstall them (every dependency ships wheels).
+COPY pyproject.toml README.md ./
+RUN mkdir -p sitewise server worker bookmarklet \
+    && touch sitewise/__init__.py server/__init__.py worker/__init__.py bookmarklet/__init__.py \
+    && pip install . && pip uninstall -y sitewise && rm -rf sitewise server worker bookmarklet build
+COPY sitewise ./sitewise
+COPY server ./server
+COPY worker ./worker
+COPY bookmarklet ./bookmarklet
+RUN pip install --no-deps . && rm -rf build
+USER sitewise
+VOLUME ["/data"]
+EXPOSE 8000
+# The web server by default; compose overrides the command for workers and the collector.
+CMD ["gunicorn", "--config", "python:sitewise.gunicorn_config", "--bind", "0.0.0.0:8000", "server:create_app()"]
+HEALTHCHECK --interval=10s --timeout=5s --start-period=20s --retries=3 \
+    CMD ["python", "-m", "sitewise.healthcheck", "web"]
+
+FROM app AS collector
+USER root
+# Debian's own chromium (Playwright drives it through executable_path; `playwright install` is never run).
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends chromium fonts-liberation fonts-noto-core \
+    && rm -rf /var/lib/apt/lists/*
+USER sitewise
+HEALTHCHECK NONE
+CMD ["sitewise", "collect", "--help"]

@@ -1,0 +1,438 @@
+"""``sitewise up``: Redis, the web server and N learning workers on one machine, as one command.
+
+Phases, in the order they run:
+
+1. **start** — Redis (embedded, unless ``REDIS_URL`` names one), then the web server under gunicorn,
+   then the workers; each part is checked ready before the next starts, and the log says where it listens.
+2. **watch** — every child's output is relayed with its name in front; a child that dies is reported
+   (how it died) and started again after a pause; one that keeps dying stops the whole system.
+3. **stop** (Ctrl-C or SIGTERM) — web first (no new uploads; requests in flight finish), then the
+   workers (each finishes its current job; a second signal, or the grace period running out, makes RQ
+   requeue it instead), Redis last, so every acknowledged write is on disk when we exit.
+
+Children run in their own process groups, so a terminal's Ctrl-C reaches only the supervisor, which
+then stops them in the order above; each child also gets SIGTERM should the supervisor itself die.
+"""
+from __future__ import annotations
+
+import collections
+import ctypes
+import logging
+import os
+import selectors
+import signal
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from typing import Callable
+
+import redis
+
+from .config import Settings
+from .redis_conn import EmbeddedRedis
+
+log = logging.getLogger("sitewise.up")
+
+#: How often the watch loop looks at its children when none of them prints anything.
+POLL_INTERVAL_S = 0.5
+#: How long a part may take to become ready before ``sitewise up`` gives up (gunicorn imports the app
+#: in every web process, which takes a few seconds on a busy 2-core machine).
+READY_TIMEOUT_S = 60.0
+#: A child that dies this many times within ``CRASH_WINDOW_S`` is crash-looping: stop everything
+#: rather than restart it forever while the log scrolls past.
+MAX_DEATHS = 5
+CRASH_WINDOW_S = 60.0
+#: Pause before restarting a dead child, doubled at each death within the window (a child that died
+#: because Redis is briefly away should not spin).
+RESTART_DELAY_S = 1.0
+#: After the grace period a worker's job is abandoned to RQ (second SIGTERM: the work-horse is killed and
+#: the job requeued); this long more, and the worker is killed outright.
+FORCED_STOP_S = 10.0
+#: Linux ``prctl`` option that delivers a signal to a child when its parent dies.
+_PR_SET_PDEATHSIG = 1
+
+
+@dataclass
+class Child:
+    """One supervised process: how to start it, and what happened to it."""
+
+    name: str
+    argv: list[str]
+    env: dict[str, str]
+    process: subprocess.Popen[bytes] | None = None
+    deaths: collections.deque[float] = field(default_factory=collections.deque)
+    restart_at: float | None = None
+    _partial: bytes = b""
+
+    @property
+    def pid(self) -> int | None:
+        return self.process.pid if self.process else None
+
+    def start(self) -> None:
+        self.process = subprocess.Popen(
+            self.argv,
+            env=self.env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            process_group=0,
+            preexec_fn=_stop_with_parent,
+        )
+        self.restart_at = None
+
+    def running(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    def signal(self, signum: int) -> None:
+        if self.running():
+            assert self.process is not None
+            self.process.send_signal(signum)
+
+    def record_death(self, now: float) -> int:
+        """Remember a death; returns how many fell within the crash window."""
+        self.deaths.append(now)
+        while self.deaths and now - self.deaths[0] > CRASH_WINDOW_S:
+            self.deaths.popleft()
+        return len(self.deaths)
+
+
+def describe_exit(returncode: int) -> str:
+    """``exited with status 3`` or ``killed by SIGKILL`` for a Popen return code."""
+    if returncode < 0:
+        try:
+            return f"killed by {signal.Signals(-returncode).name}"
+        except ValueError:
+            return f"killed by signal {-returncode}"
+    return f"exited with status {returncode}"
+
+
+def _stop_with_parent() -> None:
+    """In the child before exec: ask the kernel for SIGTERM when the supervisor dies (Linux only)."""
+    if sys.platform.startswith("linux"):
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
+@dataclass(frozen=True)
+class UpOptions:
+    host: str = "127.0.0.1"
+    port: int = 8000
+    workers: int = 2
+    web_processes: int = 2
+    shutdown_timeout: float = 30.0
+    access_log: bool = False
+
+
+class Supervisor:
+    """Runs and watches the parts of a sitewise deployment; :meth:`run` returns the exit status."""
+
+    def __init__(self, settings: Settings, options: UpOptions) -> None:
+        self.settings = settings
+        self.options = options
+        self.embedded: EmbeddedRedis | None = None
+        self.redis_url = settings.redis_url
+        self.web: Child | None = None
+        self.workers: list[Child] = []
+        self.selector = selectors.DefaultSelector()
+        self.stop_requests = 0
+        self.failed = False
+
+    # -- public ----------------------------------------------------------------------------------
+
+    def run(self, on_ready: Callable[["Supervisor"], None] | None = None) -> int:
+        """Start everything, watch until asked to stop (or a part crash-loops), then stop everything."""
+        previous = {sig: signal.signal(sig, self._request_stop) for sig in (signal.SIGINT, signal.SIGTERM)}
+        try:
+            try:
+                self.start()
+            except RuntimeError as exc:
+                log.error("%s", exc)
+                self.failed = True
+            else:
+                if on_ready:
+                    on_ready(self)
+                self.watch()
+        finally:
+            self.stop()
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+        return 1 if self.failed else 0
+
+    @property
+    def base_url(self) -> str:
+        host = "127.0.0.1" if self.options.host in ("0.0.0.0", "") else self.options.host
+        host = f"[{host}]" if ":" in host else host
+        return f"http://{host}:{self.options.port}"
+
+    # -- start -----------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        self._start_redis()
+        env = self._child_env()
+        self.web = Child("web", self._gunicorn_argv(), env)
+        self._launch(self.web)
+        self._wait_for_web()
+        self.workers = [
+            Child(f"worker-{i}", [sys.executable, "-m", "worker"], env) for i in range(1, self.options.workers + 1)
+        ]
+        for worker in self.workers:
+            self._launch(worker)
+        self._wait_for_workers()
+        log.info("sitewise is up: open %s/ to install the bookmarklet; Ctrl-C stops everything", self.base_url)
+
+    def _start_redis(self) -> None:
+        if self.redis_url:
+            client = redis.Redis.from_url(self.redis_url, socket_connect_timeout=5)
+            try:
+                client.ping()
+            except redis.RedisError as exc:
+                raise RuntimeError(f"REDIS_URL={self.redis_url} does not answer: {exc}") from None
+            finally:
+                client.close()
+            log.info("using Redis at %s (REDIS_URL)", self.redis_url)
+            return
+        self.embedded = EmbeddedRedis(self.settings.data_dir).start()
+        self.redis_url = self.embedded.url
+        log.info(
+            "redis: embedded redis-server (pid %s) listening on %s, append-only file in %s, log %s",
+            self.embedded.process.pid if self.embedded.process else "?",
+            self.redis_url,
+            self.settings.data_dir,
+            self.embedded.data_dir / "redis.log",
+        )
+
+    def _child_env(self) -> dict[str, str]:
+        env = dict(os.environ)
+        env.update(
+            REDIS_URL=self.redis_url,
+            SITEWISE_DATA_DIR=str(self.settings.data_dir),
+            PYTHONUNBUFFERED="1",  # children's log lines reach the relay as they are written
+        )
+        return env
+
+    def _gunicorn_argv(self) -> list[str]:
+        host = f"[{self.options.host}]" if ":" in self.options.host else self.options.host
+        argv = [
+            sys.executable, "-m", "gunicorn",
+            "--config", "python:sitewise.gunicorn_config",
+            "--bind", f"{host}:{self.options.port}",
+            "--workers", str(self.options.web_processes),
+            "--graceful-timeout", str(int(self.options.shutdown_timeout)),
+        ]
+        if self.options.access_log:
+            argv += ["--access-logfile", "-"]
+        return argv + ["server:create_app()"]
+
+    def _launch(self, child: Child) -> None:
+        self._close_output(child)  # a restarted child's previous pipe
+        child.start()
+        assert child.process is not None and child.process.stdout is not None
+        os.set_blocking(child.process.stdout.fileno(), False)
+        self.selector.register(child.process.stdout, selectors.EVENT_READ, child)
+        log.debug("%s: started pid %s: %s", child.name, child.pid, " ".join(child.argv))
+
+    def _wait_for_web(self) -> None:
+        assert self.web is not None
+        url = f"{self.base_url}/healthz"
+        deadline = time.monotonic() + READY_TIMEOUT_S
+        while True:
+            self._pump(0.2)
+            if self.stop_requests:
+                raise RuntimeError("stopped while starting")
+            if not self.web.running():
+                assert self.web.process is not None
+                raise RuntimeError(f"web server {describe_exit(self.web.process.returncode)} while starting")
+            status = _http_status(url)
+            if status is not None:  # any answer means gunicorn listens (health may be 503 until workers run)
+                break
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"web server did not answer {url} within {READY_TIMEOUT_S:.0f} s")
+        log.info(
+            "web: gunicorn (pid %s, %d processes) listening on %s/ (%s answered %s)",
+            self.web.pid, self.options.web_processes, self.base_url, url, status,
+        )
+
+    def _wait_for_workers(self) -> None:
+        """Wait until every worker has registered with RQ, and log which queues each one consumes."""
+        from rq import Worker
+
+        wanted = {w.pid: w for w in self.workers}
+        deadline = time.monotonic() + READY_TIMEOUT_S
+        client = redis.Redis.from_url(self.redis_url)
+        try:
+            while wanted:
+                self._pump(0.2)
+                if self.stop_requests:
+                    raise RuntimeError("stopped while starting")
+                for child in wanted.values():
+                    if not child.running():
+                        assert child.process is not None
+                        raise RuntimeError(f"{child.name} {describe_exit(child.process.returncode)} while starting")
+                for registered in Worker.all(connection=client):
+                    child = wanted.pop(registered.pid, None)
+                    if child:
+                        log.info(
+                            "%s: RQ worker %s (pid %s) consuming queue %s from %s",
+                            child.name, registered.name, child.pid, ", ".join(registered.queue_names()), self.redis_url,
+                        )
+                if wanted and time.monotonic() > deadline:
+                    names = ", ".join(c.name for c in wanted.values())
+                    raise RuntimeError(f"{names} did not register with RQ within {READY_TIMEOUT_S:.0f} s")
+        finally:
+            client.close()
+
+    # -- watch -----------------------------------------------------------------------------------
+
+    def watch(self) -> None:
+        while not self.stop_requests and not self.failed:
+            self._pump(POLL_INTERVAL_S)
+            now = time.monotonic()
+            self._watch_redis()
+            for child in self._children():
+                if child.restart_at is not None:
+                    if now >= child.restart_at:
+                        self._launch(child)
+                        log.warning("%s: restarted as pid %s", child.name, child.pid)
+                elif not child.running():
+                    self._handle_death(child, now)
+
+    def _watch_redis(self) -> None:
+        """The embedded Redis is restarted in place: its append-only file brings every write back."""
+        if self.embedded is None or self.embedded.process is None or self.embedded.process.poll() is None:
+            return
+        log.error(
+            "redis: embedded redis-server (pid %s) %s; restarting it from %s",
+            self.embedded.process.pid, describe_exit(self.embedded.process.returncode), self.embedded.data_dir,
+        )
+        try:
+            self.embedded.start()
+        except RuntimeError as exc:
+            log.critical("redis: could not restart: %s; stopping", exc)
+            self.failed = True
+            return
+        log.warning("redis: restarted as pid %s on %s", self.embedded.process.pid, self.redis_url)
+
+    def _handle_death(self, child: Child, now: float) -> None:
+        assert child.process is not None
+        self._close_output(child)
+        deaths = child.record_death(now)
+        how = describe_exit(child.process.returncode)
+        if deaths >= MAX_DEATHS:
+            log.critical(
+                "%s (pid %s) %s — %d deaths in %.0f s; stopping sitewise",
+                child.name, child.pid, how, deaths, CRASH_WINDOW_S,
+            )
+            self.failed = True
+            return
+        delay = RESTART_DELAY_S * 2 ** (deaths - 1)
+        log.error("%s (pid %s) %s; restarting it in %.0f s", child.name, child.pid, how, delay)
+        child.restart_at = now + delay
+
+    # -- stop ------------------------------------------------------------------------------------
+
+    def _request_stop(self, signum: int, frame: object) -> None:
+        self.stop_requests += 1
+        if self.stop_requests == 1:
+            log.info("%s: stopping (web, then workers, then Redis; again to hurry)", signal.Signals(signum).name)
+        elif self.stop_requests == 2:
+            log.warning("%s again: workers stop now, their jobs go back to the queue", signal.Signals(signum).name)
+            for worker in self.workers:
+                worker.signal(signal.SIGTERM)  # RQ's second SIGTERM: cold shutdown, the job is requeued
+
+    def stop(self) -> None:
+        if self.web:
+            self._stop_children([self.web], self.options.shutdown_timeout)
+        self._stop_children(self.workers, self.options.shutdown_timeout)
+        for child in self._children():
+            self._close_output(child)
+        if self.embedded is not None:
+            self.embedded.stop()
+            log.info("redis: stopped; data is in %s", self.embedded.data_dir)
+        self.selector.close()
+        log.info("sitewise stopped")
+
+    def _stop_children(self, children: list[Child], grace: float) -> None:
+        """SIGTERM, wait ``grace``; SIGTERM again (RQ requeues, gunicorn cuts requests), wait; SIGKILL."""
+        for child in children:
+            child.restart_at = None
+            child.signal(signal.SIGTERM)
+        for signum, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, FORCED_STOP_S)):
+            deadline = time.monotonic() + wait
+            while any(c.running() for c in children):
+                if time.monotonic() > deadline or (signum == signal.SIGTERM and self.stop_requests > 1):
+                    break
+                self._pump(0.1)
+            late = [c for c in children if c.running()]
+            if not late:
+                break
+            for child in late:
+                log.warning("%s (pid %s) still running; sending %s", child.name, child.pid, signum.name)
+                child.signal(signum)
+        for child in children:
+            if child.process is not None:
+                child.process.wait()
+                log.info("%s (pid %s) %s", child.name, child.pid, describe_exit(child.process.returncode))
+
+    # -- output ----------------------------------------------------------------------------------
+
+    def _children(self) -> list[Child]:
+        return ([self.web] if self.web else []) + self.workers
+
+    def _pump(self, timeout: float) -> None:
+        """Relay children's output, line by line with their name in front, for up to ``timeout``."""
+        try:
+            events = self.selector.select(timeout)
+        except InterruptedError:  # a signal arrived: let the caller look at the flags
+            return
+        for key, _ in events:
+            self._relay(key.data)
+
+    def _relay(self, child: Child) -> None:
+        assert child.process is not None and child.process.stdout is not None
+        try:
+            chunk = child.process.stdout.read()
+        except (BlockingIOError, ValueError):  # nothing yet, or already closed
+            return
+        if chunk is None:  # non-blocking read with nothing to read
+            return
+        if not chunk:  # end of file: the child closed its output (it is exiting)
+            self._close_output(child)
+            return
+        lines = (child._partial + chunk).split(b"\n")
+        child._partial = lines.pop()
+        for line in lines:
+            self._emit(child, line)
+
+    def _close_output(self, child: Child) -> None:
+        """Stop relaying a dead child's output: relay what is left, flush its last partial line, free the
+        pipe. (Never a blocking read: an orphaned RQ work-horse may still hold the pipe open.)"""
+        stdout = child.process.stdout if child.process else None
+        if stdout is None or stdout.closed:
+            return
+        try:
+            rest = stdout.read() or b""
+        except (BlockingIOError, ValueError):
+            rest = b""
+        self.selector.unregister(stdout)
+        stdout.close()
+        for line in (child._partial + rest).split(b"\n"):
+            if line:
+                self._emit(child, line)
+        child._partial = b""
+
+    @staticmethod
+    def _emit(child: Child, line: bytes) -> None:
+        sys.stderr.write(f"{child.name:>9} | {line.decode('utf-8', 'replace').rstrip()}\n")
+        sys.stderr.flush()
+
+
+def _http_status(url: str) -> int | None:
+    try:
+        with urllib.request.urlopen(url, timeout=2) as response:
+            return int(response.status)
+    except urllib.error.HTTPError as exc:
+        return int(exc.code)
+    except (urllib.error.URLError, OSError):
+        return None

@@ -1,0 +1,129 @@
+"""Helpers for the deployment and reliability tests: hostile-but-valid pages, free ports, real
+``sitewise up`` processes and HTTP calls with the standard library only (no test-only HTTP client)."""
+from __future__ import annotations
+
+import contextlib
+import gzip
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any, Iterator
+
+#: How long a part of the system may take to come up on a busy 2-core machine.
+START_TIMEOUT_S = 90.0
+
+
+def page_dict(url: str, paragraphs: list[str] | None = None, title: str = "A title") -> dict[str, Any]:
+    """A valid collected page (format 1) with one block per paragraph."""
+    paragraphs = paragraphs if paragraphs is not None else ["Body text of the article."]
+    blocks = [
+        {
+            "text": text,
+            "tag": "p",
+            "path": ["html", "body", "article", "p"],
+            "selector": f"body > article > p:nth-of-type({i + 1})",
+            "box": {"left": 100, "top": 200 + 40 * i, "width": 600, "height": 36},
+            "style": {"font-size": "16px", "display": "block"},
+            "link_chars": 0,
+        }
+        for i, text in enumerate(paragraphs)
+    ]
+    return {"format": 1, "url": url, "titles": [title], "collector": "bookmarklet", "blocks": blocks}
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def http(
+    method: str,
+    url: str,
+    body: bytes | dict | list | None = None,
+    headers: dict[str, str] | None = None,
+    timeout: float = 30.0,
+) -> tuple[int, dict[str, str], bytes]:
+    """One HTTP request; returns (status, headers, body) for every status, raises only on no answer."""
+    data = json.dumps(body).encode() if isinstance(body, (dict, list)) else body
+    request = urllib.request.Request(url, data=data, method=method, headers=dict(headers or {}))
+    if isinstance(body, (dict, list)):
+        request.add_header("Content-Type", "application/json")
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            return response.status, dict(response.headers), response.read()
+    except urllib.error.HTTPError as exc:
+        return exc.code, dict(exc.headers), exc.read()
+
+
+def gzip_json(value: Any) -> bytes:
+    return gzip.compress(json.dumps(value).encode())
+
+
+@contextlib.contextmanager
+def sitewise_up(
+    data_dir: Path, *args: str, env: dict[str, str] | None = None, log_path: Path | None = None
+) -> Iterator["UpProcess"]:
+    """``sitewise up`` as a real process on a free port; stopped with SIGTERM (like Ctrl-C) on exit."""
+    port = free_port()
+    log_path = log_path or data_dir.parent / "up.log"
+    environment = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}  # embedded Redis unless given
+    environment.update({"SITEWISE_ADMIN_TOKEN": "test-token", **(env or {})})
+    with open(log_path, "wb") as log:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "sitewise", "up", "--port", str(port), "--data-dir", str(data_dir), *args],
+            stdout=log, stderr=subprocess.STDOUT, env=environment,
+        )
+        up = UpProcess(process, f"http://127.0.0.1:{port}", log_path)
+        try:
+            up.wait_until_up()
+            yield up
+        finally:
+            up.stop()
+
+
+class UpProcess:
+    def __init__(self, process: subprocess.Popen[bytes], base_url: str, log_path: Path) -> None:
+        self.process = process
+        self.base_url = base_url
+        self.log_path = log_path
+        self.exit_code: int | None = None
+
+    @property
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
+    def wait_until_up(self) -> None:
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while "sitewise is up" not in self.log:
+            if self.process.poll() is not None:
+                raise AssertionError(f"sitewise up exited with {self.process.returncode}:\n{self.log}")
+            if time.monotonic() > deadline:
+                raise AssertionError(f"sitewise up not ready in {START_TIMEOUT_S} s:\n{self.log}")
+            time.sleep(0.1)
+
+    def wait_for_log(self, text: str, timeout: float = 60.0) -> None:
+        deadline = time.monotonic() + timeout
+        while text not in self.log:
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{text!r} not in the log within {timeout} s:\n{self.log}")
+            time.sleep(0.1)
+
+    def stop(self, timeout: float = 60.0) -> int:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+                raise AssertionError(f"sitewise up did not stop within {timeout} s:\n{self.log}")
+        self.exit_code = self.process.returncode
+        return self.exit_code
