@@ -62,6 +62,14 @@ REGISTRY: dict[str, str] = {
     "mss": "sitewise.mss.extractor:SupervisedMSS",
     "mss-baseline": "sitewise.mss.extractor:BaselineMSS",
     "sitewise": "sitewise.pipeline:SitewiseExtractor",
+    # Peers for the side-by-side benchmark (optional: pip install 'sitewise[bench]').
+    "trafilatura": "sitewise.bench.peers:Trafilatura",
+    "readability-lxml": "sitewise.bench.peers:ReadabilityLxml",
+    "justext": "sitewise.bench.peers:JusText",
+    "boilerpy3": "sitewise.bench.peers:Boilerpy3",
+    "resiliparse": "sitewise.bench.peers:Resiliparse",
+    "goose3": "sitewise.bench.peers:Goose3",
+    "newspaper4k": "sitewise.bench.peers:Newspaper4k",
 }
 
 

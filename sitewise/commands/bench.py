@@ -17,6 +17,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     names = parser.add_subparsers(dest="benchmark", metavar="NAME")
     for name in _benchmarks():
         module = importlib.import_module(f"sitewise.bench.{name}")
+        if not hasattr(module, "run"):
+            continue  # a helper shared by benchmarks (e.g. the peers' adapters), not a benchmark
         sub = names.add_parser(name, help=(module.__doc__ or "").strip().splitlines()[0] if module.__doc__ else None)
         module.add_arguments(sub)
         sub.set_defaults(handler=module.run)
