@@ -39,16 +39,22 @@ PANEL_TEXT_JS = """() => { const host = document.querySelector('sitewise-panel')
 
 
 @contextlib.contextmanager
-def serve_app(app: Any) -> Iterator[str]:
-    """The Flask app on a real threaded HTTP server on loopback; yields its base URL."""
-    server = make_server("127.0.0.1", 0, app, threaded=True)
+def running(server: http.server.HTTPServer) -> Iterator[str]:
+    """Serve with ``server`` in a daemon thread on loopback; yields its base URL, shuts it down after."""
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        yield f"http://127.0.0.1:{server.server_port}"
+        yield f"http://127.0.0.1:{server.server_address[1]}"
     finally:
         server.shutdown()
         server.server_close()
+
+
+@contextlib.contextmanager
+def serve_app(app: Any) -> Iterator[str]:
+    """The Flask app on a real threaded HTTP server on loopback; yields its base URL."""
+    with running(make_server("127.0.0.1", 0, app, threaded=True)) as base_url:
+        yield base_url
 
 
 @contextlib.contextmanager
@@ -70,14 +76,8 @@ def serve_html(pages: dict[str, tuple[str, str]], content_type: str = "text/html
         def log_message(self, format: str, *args: object) -> None:
             pass
 
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with running(http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)) as base_url:
+        yield base_url
 
 
 def loader_code(server: str) -> str:

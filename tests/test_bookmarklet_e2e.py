@@ -234,3 +234,30 @@ def test_toggle_copy_and_report_missing(browser, server, store, sample_site, sam
         assert len(highlighted(tab)) == len(shown) + 1
     finally:
         context.close()
+
+
+def learn_site(store: Store, site: str) -> dict:
+    """Learn the site with the real learner: fit on its stored pages and feedback, store the rules."""
+    from sitewise.learn.learner import SiteLearner
+
+    learner = SiteLearner().fit(list(store.pages(site)), store.feedback(site))
+    store.put_rules(site, learner.rules_)
+    return store.rules(site)
+
+
+def test_learned_site_highlights_exactly_the_article_blocks(tab, server, store, sample_site, sample_site_url):
+    paths = article_paths(sample_site)
+    for path in paths[:5]:
+        tab.goto(sample_site_url + path)
+        assert click_bookmarklet(tab, server)["upload"] == "stored"
+        tab.evaluate("() => window.sitewise.close()")
+    assert store.page_count("127.0.0.1") == 5
+    rules = learn_site(store, "127.0.0.1")
+    assert rules["pages_learned"] == 5
+    new = paths[6]
+    tab.goto(sample_site_url + new)
+    state = click_bookmarklet(tab, server)
+    assert state["method"] == "rules", state
+    truth = [normal(line) for line in sample_site.pages[new].article]
+    shown = highlighted(tab)
+    assert shown == truth
