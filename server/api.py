@@ -15,7 +15,7 @@ from .app import client_id, services
 from .body import read_json
 from .errors import ApiError
 from .learning import learning_due
-from .validation import validate_page
+from .validation import is_site_name, validate_page
 
 log = logging.getLogger(__name__)
 blueprint = Blueprint("api", __name__, url_prefix="/api")
@@ -25,8 +25,6 @@ MAX_FEEDBACK_BYTES = 64_000
 MAX_FEEDBACK_TEXT_CHARS = 10_000
 MAX_SELECTOR_CHARS = 4_000
 FEEDBACK_KINDS = ("wrong", "missing")
-#: A host name is at most 253 characters; longer "sites" are refused before touching the store.
-MAX_SITE_CHARS = 253
 #: Site listings are paged.
 DEFAULT_SITES_LIMIT = 100
 MAX_SITES_LIMIT = 1000
@@ -44,7 +42,7 @@ def _status(info: dict[str, Any]) -> dict[str, Any]:
 
 
 def checked_site(site: str) -> str:
-    if not site or len(site) > MAX_SITE_CHARS or any(c.isspace() or c == "/" for c in site):
+    if not is_site_name(site):
         raise ApiError.bad_field("site", "must be a host name as given by the page URL")
     return site.lower()
 

@@ -7,6 +7,8 @@ no more memory than the cap.
 from __future__ import annotations
 
 import json
+import math
+import re
 import zlib
 from typing import Any
 
@@ -19,6 +21,10 @@ GZIP_MAGIC = b"\x1f\x8b"
 _GZIP_WBITS = 16 + zlib.MAX_WBITS
 #: Inflate in slices this big, so the cap is checked before more memory is taken.
 _INFLATE_CHUNK = 1 << 20
+#: Integers beyond JavaScript's safe range cannot come from a browser, and would overflow floats.
+MAX_SAFE_INTEGER = 2**53 - 1
+#: A JSON escape of a UTF-16 surrogate: only then can a decoded string hold an unpaired one.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
 def too_large(limit: int) -> ApiError:
@@ -71,8 +77,49 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"the number {text[:40]} is out of range")
+    return value
+
+
+def _safe_int(text: str) -> int:
+    value = int(text)
+    if abs(value) > MAX_SAFE_INTEGER:
+        raise ValueError(f"the integer {text[:40]} is out of range (at most 2^53 - 1)")
+    return value
+
+
+def unpaired_surrogate(data: Any, path: str = "") -> str | None:
+    """The dotted path of the first string (or key) holding an unpaired UTF-16 surrogate, else None.
+
+    JSON may spell one as an escape (``"\\ud800"``); Python decodes it, but it is no character and
+    cannot be stored as UTF-8.
+    """
+    stack = [(path, data)]
+    while stack:
+        where, value = stack.pop()
+        if isinstance(value, str):
+            if not value.isascii():
+                try:
+                    value.encode("utf-8")
+                except UnicodeEncodeError:
+                    return where or "(body)"
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                child = f"{where}.{key}" if where else str(key)
+                if unpaired_surrogate(key) is not None:
+                    return child
+                stack.append((child, item))
+        elif isinstance(value, list):
+            stack.extend((f"{where}[{i}]", item) for i, item in enumerate(value))
+    return None
+
+
 def parse_json(data: bytes) -> Any:
-    """Strict JSON from UTF-8 bytes: 400 for bad UTF-8, bad syntax, NaN/Infinity or absurd nesting."""
+    """Strict JSON from UTF-8 bytes: 400 for bad UTF-8, bad syntax, NaN/Infinity, numbers out of range,
+    unpaired surrogates or absurd nesting."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -80,13 +127,18 @@ def parse_json(data: bytes) -> Any:
     if not text.strip():
         raise ApiError(400, "bad_json", "the body is empty; send a JSON object")
     try:
-        return json.loads(text, parse_constant=_reject_constant)
+        data = json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float, parse_int=_safe_int)
     except json.JSONDecodeError as exc:
         raise ApiError(400, "bad_json", f"the body is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
     except ValueError as exc:
         raise ApiError(400, "bad_json", f"the body is not valid JSON: {exc}") from None
     except RecursionError:
         raise ApiError(400, "bad_json", "the body nests too deeply") from None
+    if _SURROGATE_ESCAPE.search(text):
+        field = unpaired_surrogate(data)
+        if field is not None:
+            raise ApiError.bad_field(field, "holds an unpaired UTF-16 surrogate (not a character)", code="bad_json")
+    return data
 
 
 def read_json(request: Request, limit: int) -> Any:

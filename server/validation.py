@@ -17,6 +17,16 @@ from sitewise.page import Page, PageError
 
 from .errors import ApiError
 
+#: A host name is at most 253 characters.
+MAX_SITE_CHARS = 253
+#: Characters no host name has (a URL parser leaves them in a "host" only for broken URLs).
+_NOT_IN_HOSTS = frozenset("/\\?#@<>\"'`{}|^")
+
+
+def is_site_name(site: str) -> bool:
+    """True for a plausible site name (a host as ``sitewise.page.site_of`` returns it)."""
+    return 0 < len(site) <= MAX_SITE_CHARS and not any(c.isspace() or c in _NOT_IN_HOSTS for c in site)
+
 
 @lru_cache(maxsize=1)
 def page_validator() -> Draft202012Validator:
@@ -55,4 +65,6 @@ def validate_page(data: Any, prefix: str = "") -> Page:
     error = best_match(page_validator().iter_errors(data))
     if error is not None:
         raise ApiError.bad_field(field_path(error.absolute_path, prefix), _reason(error), code="invalid_page")
+    if not is_site_name(page.site):
+        raise ApiError.bad_field(field_path(["url"], prefix), f"has no valid host name ({page.site[:60]!r})", code="invalid_page")
     return page

@@ -71,7 +71,10 @@ def site_of(url: str) -> str:
     ``news.bbc.co.uk`` (sub-domains are separate sites: they usually have their own templates).
     A local file has the site ``local``. Raises :class:`PageError` for a URL with no host.
     """
-    parts = urlsplit(url.strip())
+    try:
+        parts = urlsplit(url.strip())
+    except ValueError as exc:  # e.g. an unclosed IPv6 bracket
+        raise PageError("url", f"not a URL: {exc}") from None
     if parts.scheme == "file":
         return "local"
     host = (parts.hostname or "").rstrip(".").lower()

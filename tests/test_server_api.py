@@ -437,3 +437,33 @@ def test_extract_is_size_capped(make_client):
     client = make_client(max_page_bytes=1000)
     response = client.post("/api/extract", json={"html": "<p>" + "word " * 1000 + "</p>"})
     assert response.status_code == 413
+
+
+@pytest.mark.parametrize(
+    "body, field",
+    [
+        ('{"url": "https://news.example/\\ud800", "blocks": []}', "url"),
+        ('{"url": "https://news.example/", "blocks": [], "titles": ["ok", "\\udfff"]}', "titles[1]"),
+        ('{"url": "https://news.example/", "blocks": [], "lang": "\\ud83d\\ude00"}', None),  # a pair is fine
+        ('{"url": "https://news.example/", "blocks": [], "viewport": {"width": 1e400}}', "(body)"),
+        ('{"url": "https://news.example/", "blocks": [], "viewport": {"width": 123456789012345678901234567890}}', "(body)"),
+        ('{"url": "http://[::1/", "blocks": []}', "url"),
+        ('{"url": "http://exa mple.example/", "blocks": []}', "url"),
+    ],
+)
+def test_values_no_store_can_hold_are_refused(client, store, body, field):
+    response = post_page(client, body.encode("ascii"))
+    if field is None:
+        assert response.status_code == 201
+        return
+    assert response.status_code == 400, response.get_json()
+    assert response.get_json().get("field", "(body)") == field
+    assert_nothing_stored(store)
+
+
+def test_feedback_with_an_unpaired_surrogate_is_refused(client, store):
+    post_page(client, page_dict())
+    body = json.dumps(feedback(text="\ud800")).encode("utf-8", "surrogatepass")
+    response = client.post("/api/feedback", data=body, content_type="application/json")
+    assert response.status_code == 400 and response.get_json()["field"] == "text"
+    assert store.feedback("news.example") == []
