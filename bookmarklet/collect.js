@@ -35,12 +35,12 @@
  * Closed shadow roots cannot be read: their host's light children are collected as if unshadowed.
  *
  * Blocks: an element is a block when its computed display is block-level (block, flow-root, flex, grid,
- * list-item, table, table-row, table-cell, table-caption, ...). display:inline (and inline math and
- * ruby) is always inline, so links, em, strong and spans merge into their paragraph. inline-block,
- * inline-flex, inline-grid and inline-table are inline for phrasing elements (a span or a button
- * inside a sentence) and blocks for everything else (a div or li laid out in columns). display:contents is transparent. A block keeps
- * only its own text: a nested block is a block of its own, and the parent's text on either side of it
- * is joined with a space. Blocks come in the order of their first visible text.
+ * list-item, table, table-row, table-cell, table-caption, ...). display:inline (and ruby, and MathML
+ * inside a formula) is always inline, so links, em, strong and spans merge into their paragraph.
+ * inline-block, inline-flex, inline-grid and inline-table are inline for phrasing elements (a span or
+ * a button inside a sentence) and blocks for everything else (a div or li laid out in columns).
+ * display:contents is transparent. A block keeps only its own text: a nested block is a block of its
+ * own, and the parent's text on either side of it is joined with a space. Blocks come in the order of their first visible text.
  */
 (function () {
   "use strict";
@@ -195,7 +195,10 @@
 
   function displayKind(tag, display) {
     if (display === "contents") return TRANSPARENT;
-    if (display === "inline" || display === "math" || display.indexOf("ruby") === 0) return INLINE;
+    if (display === "inline" || display.indexOf("ruby") === 0) return INLINE;
+    // MathML: a formula is one piece of text (its mi/mo/mn compute to "block math" for the math
+    // layout inside it); only <math display="block"> is a block of its own.
+    if (display.indexOf("math") !== -1) return tag === "math" && display === "block math" ? BLOCK : INLINE;
     if (display.indexOf("inline") === 0) return PHRASING_TAGS[tag] === 1 ? INLINE : BLOCK;
     return BLOCK;
   }

@@ -1,0 +1,331 @@
+"""The collector (bookmarklet/collect.js) in real Chromium, through sitewise.collect, on fixture pages
+served as stored pages with the network blocked."""
+from __future__ import annotations
+
+import json
+import socket
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from sitewise.collect import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    CollectError,
+    Collector,
+    StoredPage,
+    collect_js_source,
+    content_type_for,
+)
+from sitewise.page import STYLE_PROPERTIES, Page
+
+pytestmark = pytest.mark.browser
+
+FIXTURES = Path(__file__).parent / "fixtures" / "collect"
+SCHEMA = json.loads((Path(__file__).parents[1] / "sitewise" / "schema" / "page.schema.json").read_text())
+BASE = "http://fixture.test/dir/"
+
+
+@pytest.fixture(scope="module")
+def collector():
+    with Collector(workers=2, timeout_s=15) as running:
+        yield running
+
+
+def stored(name: str, url: str | None = None) -> StoredPage:
+    return StoredPage(url or BASE + name, (FIXTURES / name).read_bytes())
+
+
+def collect(collector: Collector, name: str, url: str | None = None) -> Page:
+    item = stored(name, url)
+    return collector.collect_stored(item.url, item.body)
+
+
+def texts(page: Page) -> list[str]:
+    return [block.text for block in page.blocks]
+
+
+def block_with(page: Page, text: str):
+    matches = [block for block in page.blocks if block.text == text]
+    assert len(matches) == 1, f"{text!r} in {texts(page)}"
+    return matches[0]
+
+
+# -- blocks ----------------------------------------------------------------------------------------
+
+
+def test_inline_elements_merge_into_their_paragraph(collector):
+    page = collect(collector, "inline.html")
+    assert texts(page) == [
+        "The quick brown fox jumps over the lazy dog, says Example Org.",
+        "First line second line third line",
+        "An anchor without href is not a link.",
+        "Tags: alpha beta",
+        "Left column text",
+        "Right column text",
+    ]
+    paragraph = page.blocks[0]
+    assert paragraph.tag == "p" and paragraph.selector == "body > p#para"
+    assert paragraph.link_chars == len("quick") + len("Example Org")
+    assert block_with(page, "An anchor without href is not a link.").link_chars == 0
+    # inline-block divs laid out as columns are blocks of their own
+    assert block_with(page, "Left column text").selector == "body > div#columns > div.col"
+
+
+def test_hidden_text_is_skipped_and_visible_text_kept(collector):
+    page = collect(collector, "hidden.html")
+    assert not [text for text in texts(page) if "HIDDEN" in text]
+    assert texts(page) == [
+        "Visible paragraph one.",
+        "but this child is shown",
+        "shown at 16px",
+        "Summary shown",
+        "Open summary",
+        "Open details body shown",
+        "Aria hidden but visible",
+        "Faded in later by a script",
+        "Overflowing a zero-height box is still visible",
+        "Visible paragraph two.",
+    ]
+    assert block_with(page, "Aria hidden but visible").extra["attrs"] == {"aria-hidden": "true"}
+
+
+def test_nested_blocks_keep_their_own_text(collector):
+    page = collect(collector, "nested.html")
+    assert [(block.text, block.selector) for block in page.blocks] == [
+        ("Intro text outro text", "body > div#outer"),
+        ("Inner paragraph", "body > div#outer > p#inner"),
+        ("First item", "body > ul#list > li"),
+        ("Second item", "body > ul#list > li"),
+        ("Caption text", "body > table#table > caption"),
+        ("Cell one", "body > table#table > tbody > tr > td"),
+        ("Cell two", "body > table#table > tbody > tr > td"),
+        ("Contents text joins the section", "body > section#section"),
+        ("Flex item one", "body > div#flex.flex > span"),
+        ("Flex item two", "body > div#flex.flex > span"),
+        ("Floated span is a block", "body > span#floated"),
+        ("Deep paragraph", "body > article#deep > div > div > div > p"),
+    ]
+    deep = block_with(page, "Deep paragraph")
+    assert deep.path == ["html", "body", "article", "div", "div", "div", "p"]
+    assert block_with(page, "Second item").link_chars == len("item")
+    outer, inner = block_with(page, "Intro text outro text"), block_with(page, "Inner paragraph")
+    assert outer.box.top <= inner.box.top and inner.box.bottom <= outer.box.bottom
+
+
+def test_selectors_escape_identifiers(collector):
+    page = collect(collector, "selectors.html")
+    assert [block.selector for block in page.blocks] == [
+        r"body > div#main.wrap.container > article.story.md\:w-1\/2 > p.body.\32 col",
+        r"body > div#main.wrap.container > article.story.md\:w-1\/2 > p#\31 st.body",
+        "body > main > p",
+    ]
+
+
+def test_style_is_the_documented_properties_normalised(collector):
+    page = collect(collector, "styles.html")
+    styled = block_with(page, "Styled paragraph")
+    assert tuple(styled.style) == STYLE_PROPERTIES
+    assert styled.style == {
+        "display": "block", "position": "static", "float": "none",
+        "font-family": "helvetica neue", "font-size": "18px", "font-weight": "700", "font-style": "italic",
+        "line-height": "26px", "color": "rgb(255, 0, 0)", "background-color": "rgba(0, 0, 255, 0.5)",
+        "text-align": "center", "text-decoration-line": "underline", "text-transform": "uppercase",
+        "letter-spacing": "1px", "white-space": "pre-wrap", "list-style-type": "disc",
+        "margin-top": "2px", "margin-right": "2px", "margin-bottom": "3px", "margin-left": "0px",
+        "padding-top": "5px", "padding-right": "5px", "padding-bottom": "5px", "padding-left": "5px",
+        "border-top-style": "dashed", "border-bottom-style": "none", "border-left-style": "none",
+        "border-right-style": "none",
+    }
+    item = block_with(page, "Square item")
+    assert item.style["display"] == "list-item" and item.style["list-style-type"] == "square"
+    assert item.style["line-height"] == "normal" and item.style["letter-spacing"] == "normal"
+    floated = block_with(page, "Right and relative")
+    assert (floated.style["float"], floated.style["position"]) == ("right", "relative")
+
+
+def test_boxes_are_in_page_coordinates(collector):
+    page = collect(collector, "styles.html")
+    boxes = [block.box for block in page.blocks]
+    assert all(box.width > 0 and box.height > 0 for box in boxes)
+    assert boxes[0].top < boxes[1].top  # document order, top to bottom
+    assert page.viewport == {"width": 1280, "height": 900}
+
+
+# -- metadata --------------------------------------------------------------------------------------
+
+
+def test_metadata_titles_descriptions_canonical_lang(collector):
+    page = collect(collector, "metadata.html")
+    assert page.titles == ["Document title", "Open Graph title", "Twitter title"]
+    assert page.descriptions == ["Meta description", "Open Graph description"]
+    assert page.canonical_url == "http://fixture.test/articles/42?ref=home"  # rel=canonical wins over og:url
+    assert page.lang == "de-AT"
+    assert page.collector == "playwright" and page.collected_at
+    assert page.key == page.canonical_url and page.site == "fixture.test"
+
+
+def test_og_url_is_the_canonical_url_when_there_is_no_link(collector):
+    page = collect(collector, "og-url.html")
+    assert page.canonical_url == "http://fixture.test/canonical/path"
+    assert page.lang == "fr"  # from Content-Language when <html> has no lang
+
+
+def test_page_without_metadata(collector):
+    page = collect(collector, "selectors.html")
+    assert page.canonical_url is None and page.descriptions == [] and page.titles == ["Selectors"]
+
+
+def test_output_follows_the_schema_and_page_model(collector):
+    page = collect(collector, "nested.html")
+    data = page.to_dict()
+    jsonschema.validate(data, SCHEMA)
+    assert Page.from_dict(json.loads(json.dumps(data))) == page
+
+
+# -- odd pages ------------------------------------------------------------------------------------
+
+
+def test_open_shadow_roots_and_slots_are_read(collector):
+    page = collect(collector, "shadow.html")
+    assert not [text for text in texts(page) if "HIDDEN" in text]
+    title = block_with(page, "Slotted title")
+    assert title.selector == "body > story-card#card > h2.title" and title.style["color"] == "rgb(0, 128, 0)"
+    assert block_with(page, "Shadow paragraph with a link").link_chars == len("a link")
+    assert texts(page).index("Light paragraph before") < texts(page).index("Slotted title")
+    assert "Default slot text" in texts(page) and "Fallback content shown" in texts(page)
+    assert texts(page)[-1] == "Light paragraph after"
+
+
+def test_odd_markup_does_not_stop_the_collector(collector):
+    page = collect(collector, "odd.html")
+    assert not [text for text in texts(page) if "HIDDEN" in text]
+    assert "Math: x=2" in texts(page)  # a formula is inline text
+    assert "😀 emoji and & entities <tags>" in texts(page)
+    assert "Last misnested tags" in texts(page)
+    assert "Text directly in body Stray text in a row Custom element text Old font tag" in texts(page)
+
+
+def test_unlabelled_latin1_bytes_are_decoded(collector):
+    page = collect(collector, "latin1.html")
+    assert texts(page) == ["Café crème brûlée"]
+    assert content_type_for((FIXTURES / "latin1.html").read_bytes()) == "text/html; charset=windows-1252"
+    assert content_type_for("<p>é</p>".encode()) == "text/html; charset=utf-8"
+    assert content_type_for(b'<meta charset="koi8-r"><p>x</p>') == "text/html"  # the page says it itself
+
+
+def test_large_page(collector):
+    paragraphs = "".join(
+        f'<div class="row"><p>Paragraph {i} with <a href="/p{i}">a link</a> and <b>bold</b> text.</p></div>'
+        for i in range(3000)
+    )
+    body = f"<!DOCTYPE html><title>Large</title><body>{paragraphs}</body>".encode()
+    outcome = collector.run_many([StoredPage("http://large.test/", body)], progress=False)[0]
+    assert outcome.page is not None, outcome.error
+    assert len(outcome.page.blocks) == 3000
+    assert outcome.page.blocks[-1].text == "Paragraph 2999 with a link and bold text."
+    print(f"collect.js on 3000 blocks / 15000 elements: {outcome.collect_ms:.0f} ms")
+
+
+# -- stored pages and batches ----------------------------------------------------------------------
+
+
+def test_stored_page_is_served_at_its_url_with_the_network_blocked(collector):
+    page = collect(collector, "stored.html", "https://news.example.com/2024/story.html")
+    notes = texts(page)
+    assert "location https://news.example.com/2024/story.html" in notes
+    assert "resolved https://news.example.com/other/page.html" in notes
+    for resource in ("stylesheet", "script", "image", "fetch"):
+        assert f"{resource} blocked" in notes
+    assert not [note for note in notes if "LOADED" in note]
+    assert page.url == "https://news.example.com/2024/story.html" and page.site == "news.example.com"
+
+
+def test_pages_that_navigate_away_or_open_dialogs_stay(collector):
+    page = collect(collector, "redirect.html")
+    assert page.url == BASE + "redirect.html"
+    assert texts(page) == ["The stored article stays."]
+
+
+def test_file_urls_are_served_too(collector):
+    path = FIXTURES / "inline.html"
+    page = collector.collect_stored(path.resolve().as_uri(), path.read_bytes())
+    assert page.site == "local" and page.blocks[0].text.startswith("The quick brown fox")
+
+
+def closed_port_url() -> str:
+    """A loopback URL nobody listens on (a port just released)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    return f"http://127.0.0.1:{port}/unreachable"
+
+
+def test_failing_pages_are_reported_while_the_rest_go_on(collector):
+    items = [stored("inline.html"), stored("hang.html"), closed_port_url(), stored("nested.html")]
+    results = collector.collect_many(items, timeout_s=4, progress=False)
+    assert isinstance(results[0], Page) and results[0].blocks[0].selector == "body > p#para"
+    assert isinstance(results[1], CollectError) and results[1].message == "timed out after 4s"
+    assert results[1].url == BASE + "hang.html"
+    assert isinstance(results[2], CollectError) and "ERR_CONNECTION_REFUSED" in results[2].message
+    assert isinstance(results[3], Page) and results[3].blocks[0].text == "Intro text outro text"
+    with pytest.raises(CollectError, match="timed out"):
+        collector.collect_stored(BASE + "hang.html", (FIXTURES / "hang.html").read_bytes())
+    # the collector is still fine after a hung page
+    assert collect(collector, "styles.html").blocks
+
+
+def test_same_url_twice_in_one_tab_renders_both(collector):
+    first = StoredPage("http://same.test/a#one", b"<p>first version</p>")
+    second = StoredPage("http://same.test/a#two", b"<p>second version</p>")
+    with Collector(workers=1) as single:
+        results = single.collect_many([first, second], progress=False)
+    assert [texts(page)[0] for page in results] == ["first version", "second version"]
+
+
+def test_disk_cache_reuses_rendered_pages(tmp_path):
+    item = stored("inline.html")
+    changed = StoredPage(item.url, item.body.replace(b"quick", b"slow"))
+    with Collector(workers=1, cache_dir=tmp_path) as cached:
+        first = cached.run_many([item], progress=False)[0]
+        again, other = cached.run_many([item, changed], progress=False)
+    assert not first.cached and again.cached and not other.cached
+    assert again.page == first.page
+    assert other.page.blocks[0].text.startswith("The slow brown fox")
+    assert len(list(tmp_path.rglob("*.json.gz"))) == 2
+
+
+def test_serialized_dom_on_request():
+    with Collector(workers=1, include_html=True) as collector:
+        page = collector.collect_stored(BASE + "inline.html", (FIXTURES / "inline.html").read_bytes())
+    assert page.html and page.html.startswith("<html") and 'id="para"' in page.html
+
+
+# -- collect.js as a bookmarklet script ----------------------------------------------------------
+
+
+def test_collect_js_as_a_plain_script_adds_two_globals_and_changes_nothing():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=list(CHROMIUM_ARGS))
+        try:
+            page = browser.new_page()
+            page.set_content((FIXTURES / "nested.html").read_text())
+            page.evaluate(
+                """() => { window.__mutations = 0;
+                new MutationObserver(r => { window.__mutations += r.length; })
+                  .observe(document, {subtree: true, childList: true, attributes: true, characterData: true}); }"""
+            )
+            before = page.evaluate("() => [Object.keys(window), document.documentElement.outerHTML]")
+            page.evaluate(collect_js_source())  # run as a script, the way the bookmarklet loads it
+            collected = json.loads(page.evaluate("() => window.sitewiseCollectJSON({})"))
+            after = page.evaluate("() => [Object.keys(window), document.documentElement.outerHTML]")
+            mutations = page.evaluate("() => new Promise(done => setTimeout(() => done(window.__mutations), 50))")
+        finally:
+            browser.close()
+    assert set(after[0]) - set(before[0]) == {"sitewiseCollect", "sitewiseCollectJSON"}
+    assert after[1] == before[1] and mutations == 0
+    assert collected["collector"] == "bookmarklet"
+    assert Page.from_dict({**collected, "url": "http://fixture.test/"}).blocks[0].text == "Intro text outro text"
