@@ -65,10 +65,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 @dataclass(frozen=True)
 class Job:
-    """One page to collect: what to render, and a label naming it in messages and file names."""
+    """One page to collect: what to render, a label naming it in messages, and a name for its file
+    (``--out``): the manifest id, the file's path inside the folder given, or the URL."""
 
     label: str
     item: "Item"
+    name: str
 
 
 def run(args: argparse.Namespace) -> int:
@@ -98,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
                 if outcome.error is not None:
                     raise SinkError(outcome.error.message)
                 assert outcome.page is not None
-                sink.put(label, outcome.page)
+                sink.put(jobs[index].name, outcome.page)
                 stored += 1
             except SinkError as exc:
                 failed += 1
@@ -119,7 +121,7 @@ def _jobs(args: argparse.Namespace) -> tuple[list[Job], list[str]]:
     problems: list[str] = []
     for given in args.inputs:
         if re.match(r"https?://", given, re.IGNORECASE):
-            jobs.append(Job(given, given))
+            jobs.append(Job(given, given, given))
         else:
             jobs.extend(_file_jobs(Path(given), args.url_base))
     jobs = jobs[: max(0, limit)]
@@ -141,11 +143,9 @@ def _file_jobs(path: Path, url_base: str | None) -> list[Job]:
         raise FileNotFoundError(f"no such file, folder or URL: {path}")
     jobs = []
     for file in files:
-        if url_base:
-            url = url_base.rstrip("/") + "/" + file.relative_to(root).as_posix()
-        else:
-            url = file.resolve().as_uri()
-        jobs.append(Job(str(file), StoredPage(url, file.read_bytes())))
+        relative = file.relative_to(root).as_posix()
+        url = url_base.rstrip("/") + "/" + relative if url_base else file.resolve().as_uri()
+        jobs.append(Job(str(file), StoredPage(url, file.read_bytes()), relative.rsplit(".", 1)[0]))
     return jobs
 
 
@@ -162,7 +162,8 @@ def _manifest_jobs(manifest: str, limit: int) -> tuple[list[Job], list[str]]:
         if body is None:
             problems.append(f"{entry.id}: no stored HTML (a pre-rendered page: use sitewise import-spider)")
             continue
-        jobs.append(Job(entry.id, StoredPage(stored_url(entry.url, entry.site, entry.id), body, _content_type(entry.raw))))
+        item = StoredPage(stored_url(entry.url, entry.site, entry.id), body, _content_type(entry.raw))
+        jobs.append(Job(entry.id, item, entry.id))
     return jobs, problems
 
 
@@ -184,7 +185,7 @@ class SinkError(Exception):
 class Sink(Protocol):
     description: str
 
-    def put(self, label: str, page: "Page") -> None: ...
+    def put(self, name: str, page: "Page") -> None: ...
 
 
 def _sink(args: argparse.Namespace) -> Sink:
@@ -196,28 +197,28 @@ def _sink(args: argparse.Namespace) -> Sink:
 
 
 class FileSink:
-    """One ``<label>.json`` per page in a folder (labels made file-safe; URLs get a short hash)."""
+    """One ``<name>.json`` per page in a folder (names made file-safe; URLs get a short hash)."""
 
     def __init__(self, folder: Path) -> None:
         folder.mkdir(parents=True, exist_ok=True)
         self.folder = folder
         self.description = str(folder)
 
-    def put(self, label: str, page: "Page") -> None:
-        path = self.folder / f"{file_name(label)}.json"
+    def put(self, name: str, page: "Page") -> None:
+        path = self.folder / f"{file_name(name)}.json"
         try:
             path.write_text(json.dumps(page.to_dict(), ensure_ascii=False), encoding="utf-8")
         except OSError as exc:
             raise SinkError(f"cannot write {path}: {exc}") from None
 
 
-def file_name(label: str) -> str:
-    """A file-safe name for a page label: ``dragnet/14`` → ``dragnet_14``; a URL keeps a readable
-    part plus 8 hex digits of its hash, so distinct URLs never share a file."""
-    if re.match(r"[a-z]+://", label, re.IGNORECASE):
-        readable = _UNSAFE_NAME.sub("_", label.split("://", 1)[1]).strip("_")[:80]
-        return f"{readable}-{hashlib.sha1(label.encode('utf-8')).hexdigest()[:8]}"
-    return _UNSAFE_NAME.sub("_", Path(label).stem if Path(label).suffix.lower() in HTML_SUFFIXES else label).strip("_")
+def file_name(name: str) -> str:
+    """A file-safe name: ``dragnet/14`` → ``dragnet_14``; a URL keeps a readable part plus 8 hex
+    digits of its hash, so distinct URLs never share a file."""
+    if re.match(r"[a-z]+://", name, re.IGNORECASE):
+        readable = _UNSAFE_NAME.sub("_", name.split("://", 1)[1]).strip("_")[:80]
+        return f"{readable}-{hashlib.sha1(name.encode('utf-8')).hexdigest()[:8]}"
+    return _UNSAFE_NAME.sub("_", name).strip("_") or "page"
 
 
 class ServerSink:
@@ -228,7 +229,7 @@ class ServerSink:
         self.endpoint = server.rstrip("/") + "/api/pages"
         self.description = self.endpoint
 
-    def put(self, label: str, page: "Page") -> None:
+    def put(self, name: str, page: "Page") -> None:
         body = gzip.compress(json.dumps(page.to_dict(), ensure_ascii=False).encode("utf-8"))
         for attempt in range(UPLOAD_RETRIES + 1):
             request = urllib.request.Request(
@@ -279,5 +280,5 @@ class StoreSink:
         self.store = open_store()
         self.description = "the store"
 
-    def put(self, label: str, page: "Page") -> None:
+    def put(self, name: str, page: "Page") -> None:
         self.store.put_page(page)

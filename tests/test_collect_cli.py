@@ -1,0 +1,168 @@
+"""``sitewise collect`` end to end: files, folders and manifests rendered in real Chromium, written to
+files, uploaded to an HTTP server, or stored in the embedded Redis."""
+from __future__ import annotations
+
+import contextlib
+import gzip
+import http.server
+import json
+import shutil
+import threading
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from sitewise.cli import main
+from sitewise.commands.collect import file_name
+from sitewise.page import Page
+from sitewise.store import open_store
+
+pytestmark = pytest.mark.browser
+
+FIXTURES = Path(__file__).parent / "fixtures" / "collect"
+
+
+def run_collect(*args: str) -> int:
+    return main(["collect", "--no-progress", "--workers", "2", *args])
+
+
+def test_files_and_folders_to_json_files(tmp_path, capsys):
+    folder = tmp_path / "site"
+    (folder / "news").mkdir(parents=True)
+    shutil.copy(FIXTURES / "nested.html", folder / "news" / "nested.html")
+    shutil.copy(FIXTURES / "styles.html", folder / "styles.html")
+    out = tmp_path / "out"
+    assert run_collect(str(FIXTURES / "inline.html"), str(folder), "--out", str(out)) == 0
+    assert sorted(p.name for p in out.iterdir()) == ["inline.json", "news_nested.json", "styles.json"]
+    page = Page.from_dict(json.loads((out / "inline.json").read_text()))
+    assert page.url == (FIXTURES / "inline.html").resolve().as_uri() and page.site == "local"
+    assert page.blocks[0].text.startswith("The quick brown fox")
+    assert "collected 3 of 3 pages" in capsys.readouterr().out
+
+
+def test_url_base_gives_local_files_a_site(tmp_path):
+    out = tmp_path / "out"
+    assert run_collect(str(FIXTURES / "stored.html"), "--url-base", "http://blog.example/", "--out", str(out)) == 0
+    page = Page.from_dict(json.loads((out / "stored.json").read_text()))
+    assert page.url == "http://blog.example/stored.html" and page.site == "blog.example"
+    assert "resolved http://blog.example/other/page.html" in page.text  # served at that URL, offline
+
+
+def write_manifest(folder: Path) -> Path:
+    (folder / "html").mkdir(parents=True)
+    shutil.copy(FIXTURES / "inline.html", folder / "html" / "a.html")
+    (folder / "html" / "b.html.gz").write_bytes(gzip.compress((FIXTURES / "hang.html").read_bytes()))
+    shutil.copy(FIXTURES / "latin1.html", folder / "html" / "c.html")
+    lines = [
+        {"id": "set/a", "site": "a.example", "url": "https://a.example/post/1", "html": "html/a.html"},
+        {"id": "set/b", "site": "b.example", "url": None, "html": "html/b.html.gz"},
+        {"id": "set/spider", "site": "c.example", "url": None, "page": "pages/x.json.gz"},
+        {"id": "set/c", "site": "c.example", "url": None, "html": "html/c.html", "encoding": "iso-8859-1"},
+    ]
+    manifest = folder / "manifest.jsonl"
+    manifest.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return manifest
+
+
+def test_manifest_with_a_failing_page(tmp_path, capsys):
+    manifest = write_manifest(tmp_path / "set")
+    out = tmp_path / "out"
+    assert run_collect("--manifest", str(manifest), "--timeout", "4", "--out", str(out)) == 1
+    captured = capsys.readouterr()
+    assert "FAILED set/b: timed out after 4s" in captured.err
+    assert "skipped set/spider: no stored HTML" in captured.err
+    assert "collected 2 of 3 pages" in captured.out and "(1 failed)" in captured.out
+    assert sorted(p.name for p in out.iterdir()) == ["set_a.json", "set_c.json"]
+    first = Page.from_dict(json.loads((out / "set_a.json").read_text()))
+    assert first.url == "https://a.example/post/1"
+    latin = Page.from_dict(json.loads((out / "set_c.json").read_text()))
+    assert latin.url == "http://c.example/_sitewise/set%2Fc" and latin.text == "Café crème brûlée"
+
+
+def test_limit(tmp_path):
+    manifest = write_manifest(tmp_path / "set")
+    out = tmp_path / "out"
+    assert run_collect("--manifest", str(manifest), "--limit", "1", "--out", str(out)) == 0
+    assert [p.name for p in out.iterdir()] == ["set_a.json"]
+
+
+class Receiver(http.server.BaseHTTPRequestHandler):
+    """Accepts POST /api/pages like the sitewise server: the first request is told to come back later."""
+
+    received: list[tuple[dict, dict]] = []
+
+    def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
+        body = self.rfile.read(int(self.headers["Content-Length"]))
+        if not Receiver.received:
+            Receiver.received.append(({}, {}))
+            self.send_response(429)
+            self.send_header("Retry-After", "0")
+            self.end_headers()
+            return
+        Receiver.received.append((dict(self.headers), json.loads(gzip.decompress(body))))
+        if self.path != "/api/pages":
+            self.send_response(404)
+            self.end_headers()
+            return
+        answer = json.dumps({"created": True}).encode()
+        self.send_response(201)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(answer)))
+        self.end_headers()
+        self.wfile.write(answer)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@contextlib.contextmanager
+def receiver() -> Iterator[str]:
+    Receiver.received = []
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Receiver)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_upload_to_a_server_gzip_json_with_retry(tmp_path):
+    with receiver() as base:
+        assert run_collect(str(FIXTURES / "nested.html"), "--url-base", "http://n.example", "--server", base + "/") == 0
+    (headers, page_json), = Receiver.received[1:]
+    assert headers["Content-Encoding"] == "gzip" and headers["Content-Type"] == "application/json"
+    page = Page.from_dict(page_json)
+    assert page.url == "http://n.example/nested.html" and page.blocks[0].text == "Intro text outro text"
+
+
+def test_server_errors_are_reported_per_page(capsys):
+    with receiver() as base:
+        Receiver.received = [({}, {})]  # no 429 this time
+        assert run_collect(str(FIXTURES / "nested.html"), "--server", base + "/wrong") == 1
+    assert "FAILED" in capsys.readouterr().err
+
+
+def test_default_output_is_the_store(redis_server, redis_client, monkeypatch):
+    monkeypatch.setenv("REDIS_URL", redis_server.url)
+    base = "http://store.example/"
+    assert run_collect(str(FIXTURES / "inline.html"), str(FIXTURES / "metadata.html"), "--url-base", base) == 0
+    assert run_collect(str(FIXTURES / "inline.html"), "--url-base", base) == 0  # a re-upload replaces
+    store = open_store()
+    assert store.page_count("store.example") == 2
+    canonical = store.get_page("store.example", "http://store.example/articles/42?ref=home")
+    assert canonical is not None and canonical.titles[0] == "Document title"
+
+
+def test_nothing_to_collect_is_an_error(capsys):
+    assert main(["collect"]) == 2
+    assert "nothing to collect" in capsys.readouterr().err
+
+
+def test_file_names():
+    assert file_name("dragnet/R237") == "dragnet_R237"
+    assert file_name("news/page") == "news_page"
+    a, b = file_name("https://a.example/x?y=1"), file_name("https://a.example/x?y=2")
+    assert a.startswith("a.example_x_y_1-") and a != b
