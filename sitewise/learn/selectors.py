@@ -91,8 +91,13 @@ def _match(compounds: tuple[Step, ...], combinators: tuple[str, ...], k: int, pa
 # -- escaping ------------------------------------------------------------------------------------
 
 
+_PLAIN_IDENT = re.compile(r"-?[A-Za-z_][A-Za-z0-9_-]*")
+
+
 def css_escape(ident: str) -> str:
     """Escape an identifier as ``CSS.escape`` does (CSSOM §2.1.1), so the result is valid CSS."""
+    if _PLAIN_IDENT.fullmatch(ident):
+        return ident  # the common case, nothing to escape
     out = []
     for index, char in enumerate(ident):
         code = ord(char)
@@ -165,7 +170,8 @@ def parse_selector(text: str) -> tuple[Complex, ...]:
         nonlocal current, pending
         if current is not None:
             combinators.append(pending if compounds else "")
-            compounds.append(Step(current["tag"].lower(), current["id"], frozenset(current["classes"])))
+            tag = current["tag"].lower()
+            compounds.append(Step("" if tag == "*" else tag, current["id"], frozenset(current["classes"])))
             current, pending = None, ""
 
     def close_complex() -> None:
@@ -204,9 +210,23 @@ def parse_selector(text: str) -> tuple[Complex, ...]:
     return tuple(selectors)
 
 
+_PLAIN_STEP = re.compile(r"([A-Za-z][A-Za-z0-9-]*)(?:#([A-Za-z0-9_-]+))?((?:\.[A-Za-z0-9_-]+)*)")
+
+
 @functools.lru_cache(maxsize=65536)
 def parse_path(selector_path: str) -> tuple[Step, ...]:
     """Parse a block's selector path (child combinators only) into its steps, ``body`` first."""
+    if "\\" not in selector_path:
+        # Fast path for the usual unescaped path; anything unusual goes through the full parser.
+        steps = []
+        for part in selector_path.strip().split(" > "):
+            match = _PLAIN_STEP.fullmatch(part)
+            if match is None:
+                break
+            classes = match.group(3)
+            steps.append(Step(match.group(1).lower(), match.group(2) or "", frozenset(classes[1:].split(".")) if classes else frozenset()))
+        else:
+            return tuple(steps)
     parsed = parse_selector(selector_path)
     if len(parsed) != 1 or any(c == " " for c in parsed[0].combinators):
         raise SelectorError(f"not a selector path (steps joined by ' > '): {selector_path!r}")

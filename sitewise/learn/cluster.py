@@ -1,0 +1,126 @@
+"""DBSCAN over a site's blocks: blocks that look alike, with small differences, form one cluster.
+
+Why this distance and this radius
+---------------------------------
+The original spider project one-hot encoded every CSS value and the tag path, standardised the columns
+and ran DBSCAN with eps 0.5. Standardising divides each one-hot column by its standard deviation, so a
+rare value (one page's different margin) becomes a coordinate of several units: *any* difference put two
+blocks further apart than 0.5, and every "cluster" was a set of blocks with identical style and path.
+Paragraphs whose first line had another margin, or that sat in an extra wrapper on one page, were split
+off, and the clusters carried no more information than exact equality.
+
+Here the distance between two blocks is a weighted Manhattan distance in which every feature's weight is
+what a difference in it *costs* (see :mod:`.features`): a one-hot column is scaled by half its weight so
+that two different values cost exactly the weight, a set of class names costs its weight times how much
+the sets differ, numeric features cost their weight per unit. The radius :data:`EPS` = 0.1 then reads
+as a budget: two blocks are neighbours when their differences add up to at most 0.1, e.g. another
+margin and padding (0.01 each), another parent tag (0.06), a column shifted by 5% of the page (0.015),
+a different length (at most 0.07); but not another tag or font (the *defining* features cost more than
+the budget), nor entirely different surrounding classes (0.15).
+
+Because a defining difference alone exceeds the radius, blocks with different defining features can
+never be neighbours; DBSCAN is therefore exact when run on each group of equal defining features
+separately, which keeps the pairwise distances small. Identical rows (after rounding positions to 1% of
+the page width, lengths and link densities to coarse steps) are merged and weighted by their count, so
+a site with a thousand pages costs little more than one with a hundred: the number of *kinds* of block
+grows slowly with the number of pages.
+
+``min_samples`` = 2: a kind of block must occur at least twice (on one page or across pages) to be a
+cluster; a one-off block is noise and becomes a cluster of its own, judged on its own evidence.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Sequence
+
+import numpy as np
+
+from .features import NUMERIC_WEIGHTS, QUANTUM, SOFT_WEIGHTS, TOKEN_WEIGHTS, BlockRecord
+
+#: The neighbourhood radius, in units of the feature weights (see the module docstring).
+EPS = 0.1
+#: Occurrences (merged rows count by their multiplicity) that make a block kind a cluster.
+MIN_SAMPLES = 2
+#: Stand-in for "no class names", so a named and an unnamed block differ by the full token weight.
+_NO_NAMES = "\0none"
+
+
+def _row_key(record: BlockRecord) -> tuple:
+    soft = tuple(record.soft[name] for name in SOFT_WEIGHTS)
+    tokens = tuple(record.tokens[name] for name in TOKEN_WEIGHTS)
+    numeric = tuple(round(record.numeric[name] / QUANTUM[name]) for name in NUMERIC_WEIGHTS)
+    return (record.defining, soft, tokens, numeric)
+
+
+def _encode(rows: list[tuple]) -> np.ndarray:
+    """Rows of one defining group as vectors whose Manhattan distance is the weighted difference."""
+    columns: list[np.ndarray] = []
+    soft_names = list(SOFT_WEIGHTS)
+    for position, name in enumerate(soft_names):
+        values = [row[1][position] for row in rows]
+        vocabulary = sorted(set(values))
+        if len(vocabulary) < 2:
+            continue
+        index = {value: i for i, value in enumerate(vocabulary)}
+        block = np.zeros((len(rows), len(vocabulary)))
+        block[np.arange(len(rows)), [index[v] for v in values]] = SOFT_WEIGHTS[name] / 2
+        columns.append(block)
+    for position, name in enumerate(TOKEN_WEIGHTS):
+        sets = [row[2][position] or frozenset([_NO_NAMES]) for row in rows]
+        vocabulary = sorted(set().union(*sets))
+        if len(vocabulary) < 2:
+            continue
+        index = {token: i for i, token in enumerate(vocabulary)}
+        block = np.zeros((len(rows), len(vocabulary)))
+        for r, names in enumerate(sets):
+            block[r, [index[t] for t in names]] = TOKEN_WEIGHTS[name] / (2 * len(names))
+        columns.append(block)
+    numeric = np.array([[q * QUANTUM[n] * NUMERIC_WEIGHTS[n] for q, n in zip(row[3], NUMERIC_WEIGHTS)] for row in rows])
+    columns.append(numeric)
+    return np.hstack(columns)
+
+
+def cluster_blocks(records: Sequence[BlockRecord], eps: float = EPS, min_samples: int = MIN_SAMPLES) -> np.ndarray:
+    """A cluster label for every record (noise blocks get labels of their own, never -1)."""
+    from scipy import sparse
+    from scipy.spatial.distance import cdist
+    from sklearn.cluster import DBSCAN
+
+    if not records:
+        return np.zeros(0, dtype=int)
+    keys = [_row_key(r) for r in records]
+    unique: dict[tuple, int] = {}
+    row_of = np.array([unique.setdefault(k, len(unique)) for k in keys])
+    rows = list(unique)
+    counts = np.bincount(row_of, minlength=len(rows)).astype(float)
+
+    groups: dict[tuple, list[int]] = defaultdict(list)
+    for number, row in enumerate(rows):
+        groups[row[0]].append(number)
+    pairs_i, pairs_j, distances = [], [], []
+    for members in groups.values():
+        if len(members) < 2:
+            continue
+        vectors = _encode([rows[m] for m in members])
+        within = cdist(vectors, vectors, metric="cityblock")
+        a, b = np.nonzero(within <= eps)
+        keep = a != b
+        ids = np.asarray(members)
+        pairs_i.append(ids[a[keep]])
+        pairs_j.append(ids[b[keep]])
+        # Stored entries are the neighbours; a distance of exactly 0 must still be stored.
+        distances.append(np.maximum(within[a[keep], b[keep]], 1e-9))
+    n = len(rows)
+    if pairs_i:
+        graph = sparse.csr_matrix(
+            (np.concatenate(distances), (np.concatenate(pairs_i), np.concatenate(pairs_j))), shape=(n, n)
+        )
+    else:
+        graph = sparse.csr_matrix((n, n))
+    labels = DBSCAN(eps=eps, min_samples=min_samples, metric="precomputed").fit(graph, sample_weight=counts).labels_
+    # Noise rows become clusters of their own: they are judged on their own evidence later.
+    next_label = labels.max() + 1 if len(labels) else 0
+    for number in np.nonzero(labels < 0)[0]:
+        labels[number] = next_label
+        next_label += 1
+    return labels[row_of]

@@ -1,0 +1,157 @@
+"""Block features: what a block looks like (computed CSS), where it sits (tag path, ancestors' classes,
+geometry) and what it holds (text length, link density), for every block of a site's pages.
+
+Features come in two kinds, and the split is what makes the clustering in :mod:`.cluster` meaningful:
+
+* **defining** features (:data:`DEFINING`): the block's tag and its typography. Two blocks that differ
+  in any of them are different kinds of block (a paragraph and a heading; body text and a caption in a
+  smaller grey font), however alike the rest is.
+* **soft** features (:data:`SOFT_WEIGHTS`, :data:`TOKEN_WEIGHTS`, :data:`NUMERIC_WEIGHTS`): spacing,
+  alignment, the parent and grandparent tags, the classes of the block and its nearest ancestors, its
+  horizontal position and width, its length and link density. Blocks of one kind differ a little in
+  these (the first paragraph's margin, a longer paragraph, an extra wrapper class on one page), so each
+  costs only part of the clustering radius.
+"""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Sequence
+
+from ..page import Block, Page
+from .selectors import Step, SelectorError, parse_path
+
+#: Tag and typography: blocks that differ in one of these are never the same kind of block.
+DEFINING = (
+    "tag", "display", "font-family", "font-size", "font-weight", "font-style", "color", "text-transform",
+)
+
+#: Categorical soft features and what a different value costs (the clustering radius is
+#: ``cluster.EPS`` = 0.1): a different parent tag alone keeps two blocks together, a different parent
+#: *and* grandparent does not; spacing differences (a first paragraph's margin) cost little.
+SOFT_WEIGHTS = {
+    "parent": 0.06,
+    "grandparent": 0.05,
+    "background-color": 0.04,
+    "line-height": 0.03,
+    "text-align": 0.03,
+    "position": 0.03,
+    "float": 0.03,
+    "letter-spacing": 0.02,
+    "text-decoration-line": 0.02,
+    "white-space": 0.02,
+    "list-style-type": 0.02,
+    **{f"{box}-{side}": 0.01 for box in ("margin", "padding") for side in ("top", "right", "bottom", "left")},
+    **{f"border-{side}-style": 0.01 for side in ("top", "bottom", "left", "right")},
+}
+
+#: Sets of class/id names, compared as sets (all different costs the whole weight): the nearest
+#: ancestors' names tell article paragraphs from comment paragraphs in the same font; the block's own
+#: names tell a byline from a paragraph.
+TOKEN_WEIGHTS = {"ancestors": 0.15, "own": 0.06}
+
+#: Numeric features: weight per unit of difference. Positions and widths are fractions of the page
+#: width (a column 10% of the page to the side costs 0.03); length is ln(1 + characters), capped, so
+#: a one-line paragraph and a long one of the same kind stay together; link density is 0..1.
+NUMERIC_WEIGHTS = {"left": 0.3, "width": 0.3, "length": 0.01, "links": 0.05}
+
+#: ln(1 + chars) is capped here (about 1,100 characters): longer blocks are simply "long".
+MAX_LOG_LENGTH = 7.0
+#: How many of the nearest ancestors' class and id names describe a block's surroundings.
+ANCESTOR_STEPS = 4
+#: Numeric features are rounded to these steps before identical rows are merged (see :mod:`.cluster`).
+QUANTUM = {"left": 0.01, "width": 0.01, "length": 0.25, "links": 0.1}
+
+_DIGITS = re.compile(r"\d")
+_HEXISH = re.compile(r"^[a-z]*[-_]?[0-9a-f]{6,}$", re.IGNORECASE)
+_MIXED_CASE_HASH = re.compile(r"^(?=.*[a-z])(?=.*[A-Z])(?=.*\d)[A-Za-z0-9_-]{5,}$")
+#: Names longer than this are generated, not written by a person.
+MAX_NAME_LENGTH = 40
+
+
+def is_generated_name(name: str) -> bool:
+    """True for ids and classes a program made up (they change from page to page or build to build):
+    digit-heavy (``li_ui_li_gen_1384574767187_0``, ``post-8812``), hashed (``css-1x9zkq``, ``a3f9c2e1b7``,
+    ``sc-bdVaJa``-like mixed case with digits), or very long."""
+    if not name or len(name) > MAX_NAME_LENGTH:
+        return True
+    digits = len(_DIGITS.findall(name))
+    if digits >= 3 or (digits and digits / len(name) > 0.25):
+        return True
+    return bool(_HEXISH.match(name) and digits) or bool(_MIXED_CASE_HASH.match(name))
+
+
+def stable_names(step: Step) -> list[str]:
+    """A step's id (as ``#id``) and classes (as ``.class``) that are not generated."""
+    names = [f"#{step.id}"] if step.id and not is_generated_name(step.id) else []
+    names += [f".{c}" for c in sorted(step.classes) if not is_generated_name(c)]
+    return names
+
+
+@dataclass
+class BlockRecord:
+    """One block of a site's pages, with everything learning needs about it."""
+
+    page: int
+    index: int
+    block: Block
+    steps: tuple[Step, ...]
+    defining: tuple[str, ...]
+    soft: dict[str, str]
+    tokens: dict[str, frozenset[str]]
+    numeric: dict[str, float]
+    chars: int = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.chars = len(self.block.text)
+
+    @property
+    def text(self) -> str:
+        return self.block.text
+
+
+def page_width(page: Page) -> float:
+    """The width the page was laid out in: the viewport's, else the right edge of its widest block."""
+    if page.viewport and page.viewport.get("width"):
+        return float(page.viewport["width"])
+    right = max((b.box.right for b in page.blocks), default=0.0)
+    return right if right > 0 else 1.0
+
+
+def _steps(block: Block) -> tuple[Step, ...]:
+    try:
+        return parse_path(block.selector)
+    except SelectorError:
+        return tuple(Step(tag) for tag in block.path[1:]) or (Step(block.tag),)
+
+
+def describe_blocks(pages: Sequence[Page]) -> list[BlockRecord]:
+    """A record for every block of the pages, in page then document order."""
+    records = []
+    for page_number, page in enumerate(pages):
+        width = page_width(page)
+        for index, block in enumerate(page.blocks):
+            records.append(describe_block(page_number, index, block, width))
+    return records
+
+
+def describe_block(page_number: int, index: int, block: Block, width: float) -> BlockRecord:
+    steps = _steps(block)
+    style = block.style
+    tag = steps[-1].tag if steps else block.tag
+    defining = (tag,) + tuple(style.get(name, "") for name in DEFINING[1:])
+    soft = {name: style.get(name, "") for name in SOFT_WEIGHTS if name not in ("parent", "grandparent")}
+    soft["parent"] = steps[-2].tag if len(steps) > 1 else ""
+    soft["grandparent"] = steps[-3].tag if len(steps) > 2 else ""
+    ancestors: set[str] = set()
+    for step in steps[-1 - ANCESTOR_STEPS : -1]:
+        ancestors.update(stable_names(step))
+    tokens = {"ancestors": frozenset(ancestors), "own": frozenset(stable_names(steps[-1])) if steps else frozenset()}
+    numeric = {
+        "left": max(0.0, block.box.left) / width,
+        "width": max(0.0, block.box.width) / width,
+        "length": min(MAX_LOG_LENGTH, math.log1p(len(block.text))),
+        "links": min(1.0, block.link_density),
+    }
+    return BlockRecord(page_number, index, block, steps, defining, soft, tokens, numeric)

@@ -1,0 +1,295 @@
+"""``SiteLearner``: learn a site's rules from its collected pages, scikit-learn style.
+
+    learner = SiteLearner().fit(pages)        # pages of one site (sitewise.page.Page, with blocks)
+    learner.rules_                             # the rule set JSON (docs/rules.md)
+    learner.predict(page)                      # an Extraction (text, template, confident)
+
+Phases of ``fit``, in order (each in its own module):
+
+1. features (:mod:`.features`) and DBSCAN clusters (:mod:`.cluster`) of all blocks of all pages;
+2. term statistics, tf-idf and cross-page redundancy (:mod:`.scoring`);
+3. templates by covering with body clusters (:mod:`.templates`);
+4. per template, the article blocks (:mod:`.selection`), with readers' feedback applied;
+5. per template, include/exclude selectors induced from those blocks (:mod:`.consolidate`), readers'
+   marks enforced, the usual article length measured, match selectors chosen;
+6. the rule set, with a confidence: how well the rules reproduce the selection on the training pages.
+"""
+from __future__ import annotations
+
+import logging
+import math
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..metrics import word_prf
+from ..page import Page
+from .cluster import cluster_blocks
+from .consolidate import PathIndex, induce
+from .features import BlockRecord, describe_blocks
+from .rules import RULES_FORMAT, Extraction, apply_rules, count_words, now_iso, select_blocks
+from .scoring import analyse_text
+from .selection import Selection, apply_feedback, select_article
+from .selectors import Step
+from .templates import MIN_TEMPLATE_PAGES, choose_match, group_templates
+
+log = logging.getLogger(__name__)
+
+#: The accepted article length of a template is [LOW × shortest, HIGH × longest + SLACK] words of its
+#: training pages: far less means the rules missed the article (a gallery, a video page), far more
+#: that they caught the whole page.
+WORDS_LOW_FACTOR = 0.2
+WORDS_HIGH_FACTOR = 4.0
+WORDS_HIGH_SLACK = 200
+#: Below this many pages a single page may form a template (a site learned from 1–3 pages).
+FEW_PAGES = 4
+
+
+class LearnError(ValueError):
+    """The pages cannot be learned from (none, mixed sites, no blocks)."""
+
+
+@dataclass
+class TemplateReport:
+    """How one template was learned."""
+
+    name: str
+    pages: list[int]
+    seed_cluster: int
+    accepted_clusters: list[int]
+    agreement: float  # mean word F1 of the rules' text against the selected blocks' text
+    foreign_matches: int  # pages of other templates its match selectors also match
+
+
+@dataclass
+class LearnReport:
+    site: str
+    pages: int
+    blocks: int
+    clusters: int
+    templates: list[TemplateReport]
+    unlearned_pages: list[int]
+    seconds: float
+    phase_seconds: dict[str, float] = field(default_factory=dict)
+
+
+class SiteLearner:
+    """Learns one site's rule set from its pages (``fit``) and applies it (``predict``)."""
+
+    def __init__(self, *, headline: bool = True, min_template_pages: int | None = None) -> None:
+        self.headline = headline
+        self.min_template_pages = min_template_pages
+
+    # -- fit ---------------------------------------------------------------------------------------
+
+    def fit(self, pages: Sequence[Page], feedback: Sequence[dict[str, Any]] = ()) -> "SiteLearner":
+        started = time.perf_counter()
+        phases: dict[str, float] = {}
+        pages = [p for p in pages if p.blocks]
+        if not pages:
+            raise LearnError("no pages with blocks to learn from")
+        sites = {p.site for p in pages}
+        if len(sites) > 1:
+            raise LearnError(f"pages of several sites: {', '.join(sorted(sites))}")
+        site_name = sites.pop()
+
+        mark = time.perf_counter()
+        records = describe_blocks(pages)
+        labels = cluster_blocks(records)
+        phases["cluster"] = time.perf_counter() - mark
+
+        mark = time.perf_counter()
+        text = analyse_text(pages, records)
+        min_pages = self.min_template_pages or (1 if len(pages) < FEW_PAGES else MIN_TEMPLATE_PAGES)
+        groups, unlearned = group_templates(records, labels, text, len(pages), min_pages)
+        phases["score"] = time.perf_counter() - mark
+
+        mark = time.perf_counter()
+        paths, path_of = _distinct_paths(records)
+        path_pages: list[set[int]] = [set() for _ in paths]
+        for record, number in zip(records, path_of):
+            path_pages[number].add(record.page)
+        index = PathIndex(paths)
+        templates: list[dict[str, Any]] = []
+        reports: list[TemplateReport] = []
+        reference: dict[int, str] = {}
+        for number, group in enumerate(groups, 1):
+            selection = select_article(
+                pages, records, labels, text, group.stats, group.seed, group.pages, headline=self.headline
+            )
+            apply_feedback(pages, records, selection, feedback)
+            positive, negative = _path_weights(records, path_of, len(paths), selection)
+            induced = induce(paths, positive, negative)
+            if not induced.include:
+                unlearned.extend(group.pages)
+                continue
+            include, exclude = _enforce_feedback(pages, records, selection, induced.include, induced.exclude, feedback)
+            template, agreement, texts = _measure(f"t{number}", pages, records, selection, include, exclude)
+            reference.update(texts)
+            templates.append(template)
+            reports.append(TemplateReport(
+                template["name"], group.pages, group.seed, sorted(selection.accepted_clusters), agreement, 0
+            ))
+            group_regions = [selection.regions[p] for p in group.pages if selection.regions.get(p)]
+            template["_regions"] = group_regions
+        _choose_matches(templates, reports, index, path_pages)
+        phases["rules"] = time.perf_counter() - mark
+
+        covered = sum(len(r.pages) for r in reports)
+        agreement = sum(r.agreement * len(r.pages) for r in reports) / covered if covered else 0.0
+        confidence = agreement * covered / len(pages)
+        primary = templates[0] if templates else {"include": [], "exclude": []}
+        self.rules_: dict[str, Any] = {
+            "format": RULES_FORMAT,
+            "site": site_name,
+            "learned_at": now_iso(),
+            "pages_learned": len(pages),
+            "confidence": round(confidence, 4),
+            "include": list(primary["include"]),
+            "exclude": list(primary["exclude"]),
+            "templates": templates,
+            "unlearned_pages": len(unlearned),
+        }
+        self.reference_texts_ = reference
+        self.pages_ = pages
+        self.records_: list[BlockRecord] = records
+        self.cluster_labels_ = labels
+        self.report_ = LearnReport(
+            site_name, len(pages), len(records), int(len(set(labels.tolist()))), reports, sorted(unlearned),
+            time.perf_counter() - started, phases,
+        )
+        return self
+
+    # -- predict -------------------------------------------------------------------------------------
+
+    def predict(self, page: Page) -> Extraction:
+        """The article of a page of the site by the learned rules."""
+        return apply_rules(self.rules_, page=page)
+
+    def consistency(self, rules: dict[str, Any] | None) -> float:
+        """How well a rule set reproduces this fit's article selection on the pages it learned from (mean
+        word F1; a page where the rules are not confident counts 0): the poisoning guard compares the
+        current and the new rule version with it."""
+        if not rules or not self.reference_texts_:
+            return 0.0
+        scores = []
+        for page_number, reference in self.reference_texts_.items():
+            extraction = apply_rules(rules, page=self.pages_[page_number])
+            scores.append(word_prf(extraction.text, reference).f1 if extraction.confident else 0.0)
+        return sum(scores) / len(scores)
+
+
+def _distinct_paths(records: Sequence[BlockRecord]) -> tuple[list[tuple[Step, ...]], list[int]]:
+    number_of: dict[tuple[Step, ...], int] = {}
+    path_of = [number_of.setdefault(r.steps, len(number_of)) for r in records]
+    return list(number_of), path_of
+
+
+def _path_weights(
+    records: Sequence[BlockRecord], path_of: Sequence[int], count: int, selection: Selection
+) -> tuple[np.ndarray, np.ndarray]:
+    """Positive and negative weight of each distinct path on the template's pages; every page's article
+    weighs 1 in total, so long articles do not drown short ones."""
+    members = set(selection.pages)
+    page_total: dict[int, float] = defaultdict(float)
+    for n, record in enumerate(records):
+        if record.page in members and selection.article[n]:
+            page_total[record.page] += selection.weight[n]
+    positive, negative = np.zeros(count), np.zeros(count)
+    for n, record in enumerate(records):
+        if record.page not in members:
+            continue
+        share = selection.weight[n] / max(page_total[record.page], 1.0)
+        if selection.article[n]:
+            positive[path_of[n]] += share
+        else:
+            negative[path_of[n]] += share
+    return positive, negative
+
+
+def _enforce_feedback(
+    pages: Sequence[Page],
+    records: Sequence[BlockRecord],
+    selection: Selection,
+    include: list[str],
+    exclude: list[str],
+    feedback: Sequence[dict[str, Any]],
+) -> tuple[list[str], list[str]]:
+    """Make the rules obey every reader's mark on the learned pages: a marked block the rules still get
+    wrong gets its own selector path as an include (missing) or exclude (not article)."""
+    if not feedback:
+        return include, exclude
+    include, exclude = list(include), list(exclude)
+    marked_selectors = {m.get("selector"): m.get("kind") for m in feedback if m.get("selector")}
+    by_page: dict[int, list[int]] = defaultdict(list)
+    for n, record in enumerate(records):
+        if record.page in set(selection.pages):
+            by_page[record.page].append(n)
+    for page, numbers in by_page.items():
+        blocks = [records[n].block for n in numbers]
+        chosen = set(select_blocks(blocks, include, exclude))
+        for position, n in enumerate(numbers):
+            kind = marked_selectors.get(records[n].block.selector)
+            if kind is None or selection.weight[n] <= records[n].chars:
+                continue  # not a block a mark touched
+            if kind == "not_article" and position in chosen and records[n].block.selector not in exclude:
+                exclude.append(records[n].block.selector)
+            elif kind == "missing" and position not in chosen and records[n].block.selector not in include:
+                include.append(records[n].block.selector)
+    return include, exclude
+
+
+def _measure(
+    name: str,
+    pages: Sequence[Page],
+    records: Sequence[BlockRecord],
+    selection: Selection,
+    include: list[str],
+    exclude: list[str],
+) -> tuple[dict[str, Any], float, dict[int, str]]:
+    """The template's JSON (without match), its agreement with the selection and the reference texts."""
+    by_page: dict[int, list[int]] = defaultdict(list)
+    for n, record in enumerate(records):
+        by_page[record.page].append(n)
+    words, scores, references = [], [], {}
+    for page in selection.pages:
+        blocks = pages[page].blocks
+        chosen = select_blocks(blocks, include, exclude)
+        text = "\n".join(blocks[i].text for i in chosen)
+        reference = "\n".join(records[n].text for n in by_page[page] if selection.article[n])
+        references[page] = reference
+        words.append(count_words(text))
+        scores.append(word_prf(text, reference).f1)
+    low = int(math.floor(WORDS_LOW_FACTOR * min(words)))
+    high = int(math.ceil(WORDS_HIGH_FACTOR * max(words) + WORDS_HIGH_SLACK))
+    agreement = sum(scores) / len(scores)
+    template = {
+        "name": name,
+        "match": [],
+        "include": include,
+        "exclude": exclude,
+        "words": [max(1, low), max(high, low)],
+        "pages": len(selection.pages),
+        "confidence": round(agreement, 4),
+    }
+    return template, agreement, references
+
+
+def _choose_matches(
+    templates: list[dict[str, Any]], reports: list[TemplateReport], index: PathIndex, path_pages: list[set[int]]
+) -> None:
+    """Give every template its match selectors, then order templates: fewest foreign matches first,
+    then most pages."""
+    all_pages = set().union(*(set(r.pages) for r in reports)) if reports else set()
+    for template, report in zip(templates, reports):
+        own = set(report.pages)
+        regions = template.pop("_regions")
+        template["match"], report.foreign_matches = choose_match(
+            index, path_pages, own, all_pages - own, regions, template["include"][0]
+        )
+    order = sorted(range(len(templates)), key=lambda i: (reports[i].foreign_matches, -len(reports[i].pages)))
+    templates[:] = [templates[i] for i in order]
+    reports[:] = [reports[i] for i in order]

@@ -1,0 +1,300 @@
+"""Rule sets: the JSON a site's learning produces, and applying it to a page's HTML or collected blocks.
+
+A rule set (format described exactly in ``docs/rules.md``) holds one or more *templates*; each has
+``match`` selectors that must all be present for the template to apply, ``include`` selectors whose
+elements hold the article, ``exclude`` selectors for things inside them that are not article, and the
+range of article words its pages had. :func:`apply_rules` is the one way every part of sitewise (server,
+worker, eval, and — via the same JSON — the bookmarklet) turns rules into article text:
+
+1. choose the template: the first whose ``match`` selectors all select something with text;
+2. select: every element matched by an ``include`` selector, minus those inside an ``exclude`` match,
+   taking each element's whole text once (an element inside another selected one adds nothing);
+3. check: the result is *confident* only when it has text and its word count is inside the template's
+   ``words`` range; otherwise the caller falls back (MSS) and may queue the page as a new template.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import re
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Sequence
+
+from ..page import Block, Page
+from .selectors import Complex, SelectorError, Step, parse_path, parse_selector
+
+#: Bumped whenever a field of the rule set JSON changes meaning.
+RULES_FORMAT = 1
+
+#: Elements whose text is never article text (and is invisible in a rendered page).
+_NEVER_TEXT = "script, style, noscript, template, [hidden]"
+#: Elements that start a new line of output text: block-level by default in every browser.
+_BLOCK_TAGS = frozenset(
+    "address article aside blockquote body dd details dialog div dl dt fieldset figcaption figure footer "
+    "form h1 h2 h3 h4 h5 h6 header hgroup hr li main nav ol p pre section summary table tbody thead tfoot "
+    "td th tr ul caption center".split()
+)
+_SPACES = re.compile(r"\s+")
+_WORD = re.compile(r"\w+")
+
+
+class RulesError(ValueError):
+    """A rule set breaks the format. ``field`` is a dotted path to the bad value."""
+
+    def __init__(self, field_path: str, reason: str) -> None:
+        super().__init__(f"{field_path}: {reason}")
+        self.field = field_path
+        self.reason = reason
+
+
+@dataclass
+class Extraction:
+    """What applying rules to one page gave.
+
+    ``confident`` is False when no template matched, nothing was selected, or the word count is outside
+    the template's usual range (``reason`` says which): callers then fall back to MSS.
+    """
+
+    text: str
+    template: str | None
+    confident: bool
+    reason: str
+    #: Selected blocks, in document order (when applied to a collected page).
+    blocks: list[Block] = field(default_factory=list)
+    #: Selected top-level elements (selectolax nodes, when applied to HTML), in document order.
+    elements: list[Any] = field(default_factory=list)
+
+    @property
+    def words(self) -> int:
+        return count_words(self.text)
+
+
+def count_words(text: str) -> int:
+    """Words as the ``words`` ranges of rule sets count them: ``\\w+`` tokens."""
+    return len(_WORD.findall(text))
+
+
+# -- the format ------------------------------------------------------------------------------------
+
+
+def validate_rules(data: Any) -> dict[str, Any]:
+    """Check a rule set (e.g. from JSON) and return it; raises :class:`RulesError` naming the bad field."""
+    if not isinstance(data, dict):
+        raise RulesError("(rules)", "must be a JSON object")
+    if data.get("format", RULES_FORMAT) != RULES_FORMAT:
+        raise RulesError("format", f"unsupported rules format {data.get('format')!r}")
+    if not isinstance(data.get("site"), str) or not data["site"]:
+        raise RulesError("site", "must be a non-empty string")
+    for key in ("include", "exclude"):
+        _selector_list(data.get(key, []), key, allow_empty=True)
+    templates = data.get("templates")
+    if not isinstance(templates, list):
+        raise RulesError("templates", "must be a list")
+    for index, template in enumerate(templates):
+        where = f"templates[{index}]"
+        if not isinstance(template, dict):
+            raise RulesError(where, "must be an object")
+        if not isinstance(template.get("name"), str) or not template["name"]:
+            raise RulesError(f"{where}.name", "must be a non-empty string")
+        _selector_list(template.get("match"), f"{where}.match", allow_empty=True)
+        _selector_list(template.get("include"), f"{where}.include", allow_empty=False)
+        _selector_list(template.get("exclude", []), f"{where}.exclude", allow_empty=True)
+        words = template.get("words")
+        if not (
+            isinstance(words, list) and len(words) == 2 and all(isinstance(w, int) and w >= 0 for w in words)
+            and words[0] <= words[1]
+        ):
+            raise RulesError(f"{where}.words", "must be [min, max] whole numbers, min <= max")
+    for key in ("pages_learned",):
+        if not isinstance(data.get(key, 0), int) or data.get(key, 0) < 0:
+            raise RulesError(key, "must be a non-negative integer")
+    confidence = data.get("confidence", 0.0)
+    if not isinstance(confidence, (int, float)) or not 0 <= confidence <= 1:
+        raise RulesError("confidence", "must be a number from 0 to 1")
+    return data
+
+
+def _selector_list(value: Any, where: str, *, allow_empty: bool) -> None:
+    if not isinstance(value, list) or not all(isinstance(s, str) for s in value):
+        raise RulesError(where, "must be a list of CSS selectors")
+    if not value and not allow_empty:
+        raise RulesError(where, "must not be empty")
+    for index, selector in enumerate(value):
+        try:
+            parse_selector(selector)
+        except SelectorError as exc:
+            raise RulesError(f"{where}[{index}]", str(exc)) from None
+
+
+def now_iso() -> str:
+    """The time stamp format of ``learned_at``: UTC, seconds."""
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+
+
+# -- applying --------------------------------------------------------------------------------------
+
+
+def apply_rules(rules: dict[str, Any], *, html: str | None = None, page: Page | None = None) -> Extraction:
+    """The article of one page by a site's rules: from its collected blocks when ``page`` has them
+    (what the reader saw), else from ``html`` (or ``page.html``)."""
+    templates = rules.get("templates") or []
+    if page is not None and page.blocks:
+        return _apply_to_blocks(templates, page.blocks)
+    source = html if html is not None else (page.html if page is not None else None)
+    if source is None:
+        raise ValueError("apply_rules needs html or a page")
+    return _apply_to_html(templates, source)
+
+
+def _judge(template: dict[str, Any] | None, text: str, selected: bool) -> tuple[bool, str]:
+    if template is None:
+        return False, "no template matched"
+    if not selected or not text.strip():
+        return False, "nothing selected"
+    low, high = template["words"]
+    words = count_words(text)
+    if words < low:
+        return False, f"too short ({words} words, expected {low}-{high})"
+    if words > high:
+        return False, f"too long ({words} words, expected {low}-{high})"
+    return True, "ok"
+
+
+# -- on collected blocks ----------------------------------------------------------------------------
+
+
+class BlockMatcher:
+    """Container-semantics matching of selector lists against block selector paths, memoised per
+    ancestor path so a page's blocks (which share most of their ancestors) are matched quickly."""
+
+    def __init__(self, selectors: Sequence[str]) -> None:
+        self.complexes: tuple[Complex, ...] = tuple(c for s in selectors for c in parse_selector(s))
+        self._memo: dict[tuple[Step, ...], bool] = {}
+
+    def selects(self, steps: tuple[Step, ...]) -> bool:
+        """True when the element of ``steps`` or one of its ancestors matches."""
+        if not self.complexes or not steps:
+            return False
+        known = self._memo.get(steps)
+        if known is None:
+            index = len(steps) - 1
+            known = self.selects(steps[:-1]) or any(c.matches_at(steps, index) for c in self.complexes)
+            self._memo[steps] = known
+        return known
+
+    def selects_block(self, block: Block) -> bool:
+        return self.selects(block_steps(block))
+
+
+def block_steps(block: Block) -> tuple[Step, ...]:
+    """A block's parsed selector path; a malformed one matches nothing (it is the page's word, not ours)."""
+    try:
+        return parse_path(block.selector)
+    except SelectorError:
+        return ()
+
+
+def select_blocks(blocks: Sequence[Block], include: Sequence[str], exclude: Sequence[str]) -> list[int]:
+    """Indices of the blocks an include/exclude pair selects, in document order."""
+    included, excluded = BlockMatcher(include), BlockMatcher(exclude)
+    out = []
+    for index, block in enumerate(blocks):
+        steps = block_steps(block)
+        if included.selects(steps) and not excluded.selects(steps):
+            out.append(index)
+    return out
+
+
+def choose_template_for_blocks(templates: Iterable[dict[str, Any]], blocks: Sequence[Block]) -> dict[str, Any] | None:
+    """The first template whose match selectors each select at least one block."""
+    steps = [block_steps(b) for b in blocks]
+    for template in templates:
+        if all(any(m.selects(s) for s in steps) for m in (BlockMatcher([sel]) for sel in template.get("match", []))):
+            return template
+    return None
+
+
+def _apply_to_blocks(templates: Sequence[dict[str, Any]], blocks: Sequence[Block]) -> Extraction:
+    template = choose_template_for_blocks(templates, blocks)
+    if template is None:
+        return Extraction("", None, False, "no template matched")
+    chosen = [blocks[i] for i in select_blocks(blocks, template["include"], template.get("exclude", []))]
+    text = "\n".join(b.text for b in chosen)
+    confident, reason = _judge(template, text, bool(chosen))
+    return Extraction(text, template["name"], confident, reason, blocks=chosen)
+
+
+# -- on HTML ----------------------------------------------------------------------------------------
+
+
+def _apply_to_html(templates: Sequence[dict[str, Any]], html: str) -> Extraction:
+    from selectolax.lexbor import LexborHTMLParser
+
+    tree = LexborHTMLParser(html)
+    _remove(tree, _NEVER_TEXT)
+    template = next((t for t in templates if all(_present(tree, m) for m in t.get("match", []))), None)
+    if template is None:
+        return Extraction("", None, False, "no template matched")
+    if template.get("exclude"):
+        _remove(tree, ", ".join(template["exclude"]))
+    elements = _outermost(tree.css(", ".join(template["include"])))
+    lines = [line for element in elements for line in element_lines(element)]
+    text = "\n".join(lines)
+    confident, reason = _judge(template, text, bool(elements))
+    return Extraction(text, template["name"], confident, reason, elements=elements)
+
+
+def _present(tree: Any, selector: str) -> bool:
+    return any(node.text(deep=True).strip() for node in tree.css(selector))
+
+
+def _outermost(nodes: list[Any]) -> list[Any]:
+    """Nodes (in document order) not inside another node of the list."""
+    chosen: set[int] = set()
+    out = []
+    for node in nodes:
+        parent = node.parent
+        inside = False
+        while parent is not None:
+            if parent.mem_id in chosen:
+                inside = True
+                break
+            parent = parent.parent
+        if not inside:
+            chosen.add(node.mem_id)
+            out.append(node)
+    return out
+
+
+def _remove(tree: Any, selector: str) -> None:
+    # Outermost only: removing a node frees its subtree, so a match inside it must not be touched again.
+    for node in _outermost(tree.css(selector)):
+        node.decompose()
+
+
+def element_lines(element: Any) -> list[str]:
+    """An element's text as the collector would group it: one line per nearest block-level ancestor,
+    inline elements merged into their line, whitespace collapsed."""
+    lines: list[str] = []
+    current: list[str] = []
+    current_block = None
+    for node in element.traverse(include_text=True):
+        if node.tag == "-text":
+            block = _nearest_block(node, element)
+            if block != current_block and current:
+                lines.append(_SPACES.sub(" ", "".join(current)).strip())
+                current = []
+            current_block = block
+            current.append(node.text_content or "")
+        elif node.tag == "br" and current:
+            lines.append(_SPACES.sub(" ", "".join(current)).strip())
+            current = []
+    if current:
+        lines.append(_SPACES.sub(" ", "".join(current)).strip())
+    return [line for line in lines if line]
+
+
+def _nearest_block(node: Any, stop: Any) -> int:
+    parent = node.parent
+    while parent is not None and parent.mem_id != stop.mem_id and parent.tag not in _BLOCK_TAGS:
+        parent = parent.parent
+    return parent.mem_id if parent is not None else 0

@@ -1,0 +1,221 @@
+"""Selecting the article: which blocks of a template's pages are article text.
+
+Phases, in order:
+
+1. **seed**: the cluster that best looks like the article body (:func:`.scoring.score_clusters`).
+2. **region**: on each page, the deepest element that holds nearly all of the seed's text (the article
+   container), and the seed's bounding box.
+3. **grow**: other clusters join when their blocks sit inside the region on the pages where they occur
+   and carry article-like text: sub-headings, block quotes, lists, captions, a paragraph in another
+   style. Clusters of linked text (related links, tag lists), of text that recurs across pages
+   (share bars, "Advertisement"), of blocks named like comments, share bars, ads or navigation, and
+   clusters that mostly live outside the region are rejected even when they score.
+4. **headline**: the page's main heading (an ``h1``/``h2`` before the region whose text is the page's
+   title) is part of the article.
+5. **feedback**: readers' marks override all of the above (a block marked "not article" is not, one
+   marked "missing" is), and are weighted up when the rules are induced.
+"""
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..page import Page
+from ..text import terms
+from .features import BlockRecord
+from .scoring import ClusterStats, SiteText, cosine
+from .selectors import Step
+
+#: The region is the deepest element holding at least this share of the seed's text on the page
+#: (not all: one stray paragraph of the same style elsewhere must not lift it to <body>).
+REGION_SHARE = 0.85
+#: A cluster joins the article only if at least this share of its text lies inside the regions.
+MIN_INSIDE_SHARE = 0.6
+#: Clusters (and blocks) with more linked text than this are link lists, not article text.
+MAX_LINK_DENSITY = 0.5
+#: Clusters whose text recurs on more than this share of the other pages are boilerplate.
+MAX_REPEAT = 0.3
+#: A heading is the headline when its tf-idf cosine to the page's titles is at least this.
+MIN_HEADLINE_SIMILARITY = 0.5
+HEADLINE_TAGS = frozenset({"h1", "h2"})
+#: How much more a block marked by a reader weighs than an ordinary block of the same length.
+FEEDBACK_WEIGHT = 20.0
+
+#: Words in class/id names of non-article parts (whole words of a name split at - and _).
+_NON_ARTICLE_WORDS = frozenset(
+    "comment comments share sharing social related recommended recommendations promo promos promoted advert "
+    "advertisement advertising ad ads sponsor sponsored newsletter subscribe subscription signup popular "
+    "trending outbrain taboola disqus breadcrumb breadcrumbs toolbar pagination pager tags tagcloud widget "
+    "sidebar footer nav navigation menu masthead livefyre".split()
+)
+_NAME_PARTS = re.compile(r"[-_\s]+|(?<=[a-z])(?=[A-Z])")
+
+
+def non_article_name(step: Step) -> bool:
+    """True when the element's id or a class names a non-article part (comments, share bar, ad, …)."""
+    for name in ([step.id] if step.id else []) + sorted(step.classes):
+        parts = {p.lower() for p in _NAME_PARTS.split(name) if p}
+        if parts & _NON_ARTICLE_WORDS:
+            return True
+    return False
+
+
+@dataclass
+class Selection:
+    """Article labels of one template's pages."""
+
+    seed: int
+    pages: list[int]
+    article: np.ndarray  # bool per record
+    weight: np.ndarray  # per record: how much its label counts when rules are induced
+    regions: dict[int, tuple[Step, ...]] = field(default_factory=dict)
+    accepted_clusters: set[int] = field(default_factory=set)
+
+
+def find_region(seed_records: Sequence[BlockRecord]) -> tuple[Step, ...]:
+    """The deepest ancestor path holding at least :data:`REGION_SHARE` of the records' text."""
+    total = sum(r.chars for r in seed_records)
+    under: Counter = Counter()
+    for record in seed_records:
+        for depth in range(1, len(record.steps) + 1):
+            under[record.steps[:depth]] += record.chars
+    best: tuple[Step, ...] = ()
+    for prefix, chars in under.items():
+        if chars >= REGION_SHARE * total and len(prefix) > len(best):
+            best = prefix
+    # The region is a container: if the seed is a single block, its parent.
+    if best and any(r.steps == best for r in seed_records) and len(best) > 1:
+        best = best[:-1]
+    return best
+
+
+def _inside(record: BlockRecord, region: tuple[Step, ...]) -> bool:
+    return bool(region) and record.steps[: len(region)] == region
+
+
+def _named_non_article(record: BlockRecord, region: tuple[Step, ...]) -> bool:
+    return any(non_article_name(step) for step in record.steps[len(region):])
+
+
+def select_article(
+    pages: Sequence[Page],
+    records: Sequence[BlockRecord],
+    labels: np.ndarray,
+    site: SiteText,
+    stats: dict[int, ClusterStats],
+    seed: int,
+    template_pages: Sequence[int],
+    *,
+    headline: bool = True,
+) -> Selection:
+    """Label the records of ``template_pages``: True where the block is article text."""
+    members = set(template_pages)
+    article = np.zeros(len(records), dtype=bool)
+    weight = np.zeros(len(records))
+    by_page: dict[int, list[int]] = defaultdict(list)
+    for number, record in enumerate(records):
+        if record.page in members:
+            by_page[record.page].append(number)
+
+    regions = {}
+    for page in template_pages:
+        seed_records = [records[n] for n in by_page[page] if labels[n] == seed]
+        regions[page] = find_region(seed_records) if seed_records else ()
+
+    inside_chars: Counter = Counter()
+    all_chars: Counter = Counter()
+    for page in template_pages:
+        for n in by_page[page]:
+            all_chars[labels[n]] += records[n].chars
+            if _inside(records[n], regions[page]):
+                inside_chars[labels[n]] += records[n].chars
+    accepted = {seed}
+    for label, chars in inside_chars.items():
+        cluster = stats.get(int(label))
+        if cluster is None or label == seed:
+            continue
+        if (
+            chars >= MIN_INSIDE_SHARE * all_chars[label]
+            and cluster.link_density <= MAX_LINK_DENSITY
+            and cluster.repeat <= MAX_REPEAT
+        ):
+            accepted.add(int(label))
+
+    for page in template_pages:
+        region = regions[page]
+        for n in by_page[page]:
+            record = records[n]
+            weight[n] = record.chars
+            article[n] = (
+                labels[n] in accepted
+                and _inside(record, region)
+                and not _named_non_article(record, region)
+                and (labels[n] == seed or record.block.link_density <= MAX_LINK_DENSITY)
+                and site.repeat[n] <= MAX_REPEAT
+            )
+        if headline:
+            _mark_headline(pages[page], records, by_page[page], region, site, article)
+    return Selection(seed, list(template_pages), article, weight, regions, accepted)
+
+
+def _mark_headline(
+    page: Page, records: Sequence[BlockRecord], numbers: list[int], region: tuple[Step, ...], site: SiteText,
+    article: np.ndarray,
+) -> None:
+    if not region or not page.titles:
+        return
+    first_inside = next((n for n in numbers if _inside(records[n], region)), None)
+    if first_inside is None:
+        return
+    title_terms = Counter(terms(page.titles[0], page.lang))
+    best, best_similarity = None, MIN_HEADLINE_SIMILARITY
+    for n in numbers:
+        if n >= first_inside:
+            break
+        record = records[n]
+        if record.steps and record.steps[-1].tag in HEADLINE_TAGS:
+            similarity = _similarity(site.block_terms[n], title_terms, site)
+            if similarity >= best_similarity:
+                best, best_similarity = n, similarity
+    if best is not None:
+        article[best] = True
+
+
+def _similarity(bag: Counter, query: Counter, site: SiteText) -> float:
+    dot = sum(tf * query[t] * site.weight(t) ** 2 for t, tf in bag.items() if t in query)
+    norm_a = sum((tf * site.weight(t)) ** 2 for t, tf in bag.items()) ** 0.5
+    norm_b = sum((tf * site.weight(t)) ** 2 for t, tf in query.items()) ** 0.5
+    return dot / (norm_a * norm_b) if norm_a and norm_b else 0.0
+
+
+def apply_feedback(
+    pages: Sequence[Page], records: Sequence[BlockRecord], selection: Selection, marks: Sequence[dict[str, Any]]
+) -> int:
+    """Override labels with readers' marks (on the marked page, or on any page when the marked page is
+    not among those learned from) and weight them up; returns how many blocks a mark touched."""
+    touched = 0
+    members = set(selection.pages)
+    urls = {pages[p].url for p in members} | {pages[p].key for p in members}
+    for mark in marks:
+        kind = mark.get("kind")
+        if kind not in ("not_article", "missing"):
+            continue
+        selector, text = mark.get("selector") or "", (mark.get("text") or "").strip()
+        on_page = mark.get("url") in urls
+        for n, record in enumerate(records):
+            if record.page not in members:
+                continue
+            page = pages[record.page]
+            if on_page and mark.get("url") not in (page.url, page.key):
+                continue
+            if (selector and record.block.selector == selector) and (not text or not on_page or text in record.text) or (
+                not selector and text and text == record.text
+            ):
+                selection.article[n] = kind == "missing"
+                selection.weight[n] = max(record.chars, 1) * FEEDBACK_WEIGHT
+                touched += 1
+    return touched

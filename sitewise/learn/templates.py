@@ -1,0 +1,104 @@
+"""Templates: a site serves several layouts (articles, galleries, live blogs, an old and a new design).
+
+Grouping is by covering: the best body cluster over all pages (:func:`.scoring.score_clusters`) defines
+the first template, made of the pages where that cluster occurs; the best body cluster of the pages left
+defines the next, and so on while a cluster covers at least :data:`MIN_TEMPLATE_PAGES` pages. Pages left
+over are layouts seen too rarely to learn: rules will not match such pages, which then fall back to MSS.
+
+A template is recognised on a new page by its ``match`` selectors: selectors (from the ancestors of its
+article) that select text on every one of its training pages and on as few pages of the other templates
+as possible. Templates are ordered so that the more specific come first (a page takes the first
+template whose match selectors are all present).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from .consolidate import PathIndex, _keys
+from .features import BlockRecord
+from .scoring import ClusterStats, SiteText, score_clusters
+from .selectors import Step
+
+#: An article body is text, not a heading: heading clusters never seed a template.
+HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+#: Pages a layout needs before it is learned as a template of its own (one page could be anything).
+MIN_TEMPLATE_PAGES = 2
+#: A body cluster scoring below this share of the first template's seed score on its pages is not an
+#: article body (index pages, error pages): its pages stay unlearned.
+MIN_SEED_SCORE_SHARE = 0.1
+
+
+@dataclass
+class TemplateGroup:
+    seed: int
+    pages: list[int]
+    stats: dict[int, ClusterStats]
+
+
+def group_templates(
+    records: Sequence[BlockRecord], labels: np.ndarray, site: SiteText, page_count: int, min_pages: int
+) -> tuple[list[TemplateGroup], list[int]]:
+    """Templates (seed cluster, pages) by covering, and the pages no template covers."""
+    remaining = set(range(page_count))
+    groups: list[TemplateGroup] = []
+    reference = None
+    while len(remaining) >= min_pages:
+        stats = score_clusters(records, labels, site, remaining)
+        eligible = [
+            s for s in stats.values()
+            if len(s.pages) >= min_pages and s.score > 0 and records[s.pages[min(s.pages)][0]].steps[-1].tag not in HEADINGS
+        ]
+        if not eligible:
+            break
+        seed = max(eligible, key=lambda s: (s.score, s.chars))
+        per_page = seed.score / len(seed.pages)
+        if reference is None:
+            reference = per_page
+        elif per_page < MIN_SEED_SCORE_SHARE * reference:
+            break
+        pages = sorted(seed.pages)
+        groups.append(TemplateGroup(seed.label, pages, stats))
+        remaining -= set(pages)
+    return groups, sorted(remaining)
+
+
+def page_presence(index: PathIndex, path_pages: Sequence[set[int]], selector_key: str) -> set[int]:
+    """Pages on which a single-compound selector selects at least one block."""
+    pages: set[int] = set()
+    for number in index.single(selector_key):
+        pages |= path_pages[number]
+    return pages
+
+
+def choose_match(
+    index: PathIndex,
+    path_pages: Sequence[set[int]],
+    own_pages: set[int],
+    other_pages: set[int],
+    region_paths: Sequence[tuple[Step, ...]],
+    fallback: str,
+) -> tuple[list[str], int]:
+    """Match selectors for a template and how many foreign pages they still match.
+
+    Candidates are the named steps of the template's article regions (the container and its ancestors);
+    the best is present on all own pages and on the fewest foreign ones, then the simplest."""
+    options: dict[str, tuple[int, int, float]] = {}
+    for region in region_paths:
+        for depth, step in enumerate(region):
+            if depth == 0:
+                continue
+            for key, cost in _keys(step):
+                if key in options:
+                    continue
+                present = page_presence(index, path_pages, key)
+                if own_pages <= present:
+                    # Deeper (closer to the article) is more specific: a small bonus.
+                    options[key] = (len(present & other_pages), -depth, cost)
+    if not options:
+        present = page_presence(index, path_pages, fallback) if " " not in fallback else set()
+        return [fallback], len(present & other_pages)
+    best = min(options, key=lambda k: (options[k], len(k)))
+    return [best], options[best][0]

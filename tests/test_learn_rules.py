@@ -1,0 +1,136 @@
+"""Rule sets: validation, and apply_rules on collected blocks and on HTML (the same answer both ways)."""
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from learn_support import static_page
+from sitewise.learn.rules import RulesError, apply_rules, count_words, select_blocks, validate_rules
+
+HTML = """<!DOCTYPE html><html><head><title>Cranes return</title>
+<style>.hidden { display: none }</style></head><body>
+<header class="top"><nav><a href="/">Home</a> <a href="/news">News</a></nav></header>
+<div id="page"><article class="story">
+  <h1 class="headline">Cranes return to the harbour</h1>
+  <div class="body">
+    <p>The three cranes of the old harbour lifted their first containers on Monday.</p>
+    <div class="ad">Advertisement: buy a boat</div>
+    <p>Dock workers cheered<br>as the cranes turned.</p>
+    <blockquote><p>We waited a long time for this day.</p></blockquote>
+    <script>var tracking = "not text";</script>
+    <ul><li>First item of a list</li><li>Second item</li></ul>
+  </div>
+</article>
+<aside class="related"><p>Ferry timetable changes this winter</p></aside></div>
+<footer><p>Copyright the Harbour Times</p></footer></body></html>"""
+
+RULES = {
+    "format": 1,
+    "site": "harbour.test",
+    "include": ["div.body", "h1.headline"],
+    "exclude": ["div.ad"],
+    "templates": [
+        {"name": "gallery", "match": ["div.gallery"], "include": ["div.gallery"], "exclude": [], "words": [1, 100]},
+        {"name": "story", "match": ["article.story"], "include": ["div.body", "h1.headline"], "exclude": ["div.ad"],
+         "words": [10, 200]},
+    ],
+}
+
+
+@pytest.fixture
+def page():
+    return static_page("http://harbour.test/a", HTML)
+
+
+def test_validate_accepts_a_good_rule_set_and_names_bad_fields():
+    assert validate_rules(copy.deepcopy(RULES))["site"] == "harbour.test"
+    cases = [
+        (lambda r: r.update(format=9), "format"),
+        (lambda r: r.pop("site"), "site"),
+        (lambda r: r.update(templates={}), "templates"),
+        (lambda r: r["templates"][1].update(include=[]), "templates[1].include"),
+        (lambda r: r["templates"][1].update(include=["div:hover"]), "templates[1].include[0]"),
+        (lambda r: r["templates"][0].update(words=[5, 1]), "templates[0].words"),
+        (lambda r: r["templates"][0].pop("name"), "templates[0].name"),
+        (lambda r: r.update(confidence=2), "confidence"),
+        (lambda r: r.update(exclude="div.ad"), "exclude"),
+    ]
+    for change, field in cases:
+        rules = copy.deepcopy(RULES)
+        change(rules)
+        with pytest.raises(RulesError) as error:
+            validate_rules(rules)
+        assert error.value.field == field
+
+
+def test_apply_to_blocks_picks_the_matching_template_and_selects_in_order(page):
+    found = apply_rules(RULES, page=page)
+    assert found.template == "story" and found.confident and found.reason == "ok"
+    assert found.text.splitlines() == [
+        "Cranes return to the harbour",
+        "The three cranes of the old harbour lifted their first containers on Monday.",
+        "Dock workers cheered as the cranes turned.",
+        "We waited a long time for this day.",
+        "First item of a list",
+        "Second item",
+    ]
+    assert [b.tag for b in found.blocks] == ["h1", "p", "p", "p", "li", "li"]
+
+
+def test_apply_to_html_gives_the_same_words(page):
+    from_blocks = apply_rules(RULES, page=page)
+    from_html = apply_rules(RULES, html=HTML)
+    assert from_html.template == "story" and from_html.confident
+    assert count_words(from_html.text) == count_words(from_blocks.text)
+    assert "tracking" not in from_html.text and "Advertisement" not in from_html.text
+    # <br> starts a new line; the two included elements come out in document order.
+    assert from_html.text.splitlines()[:4] == [
+        "Cranes return to the harbour",
+        "The three cranes of the old harbour lifted their first containers on Monday.",
+        "Dock workers cheered",
+        "as the cranes turned.",
+    ]
+    assert [e.tag for e in from_html.elements] == ["h1", "div"]
+
+
+def test_nested_includes_count_text_once(page):
+    rules = copy.deepcopy(RULES)
+    rules["templates"][1]["include"] = ["article.story", "div.body p", "blockquote"]
+    for found in (apply_rules(rules, page=page), apply_rules(rules, html=HTML)):
+        assert found.text.count("We waited a long time") == 1
+
+
+def test_not_confident_when_no_template_matches_or_length_is_unusual(page):
+    rules = copy.deepcopy(RULES)
+    rules["templates"] = [rules["templates"][0]]
+    found = apply_rules(rules, page=page)
+    assert not found.confident and found.reason == "no template matched" and found.text == ""
+    rules = copy.deepcopy(RULES)
+    rules["templates"][1]["words"] = [500, 1000]
+    found = apply_rules(rules, page=page)
+    assert not found.confident and found.reason.startswith("too short") and found.text
+    rules["templates"][1]["words"] = [1, 5]
+    assert apply_rules(rules, html=HTML).reason.startswith("too long")
+    rules["templates"][1]["include"] = ["div.nothing-here"]
+    rules["templates"][1]["words"] = [1, 500]
+    assert apply_rules(rules, page=page).reason == "nothing selected"
+
+
+def test_exclude_wins_over_include_at_any_depth(page):
+    chosen = select_blocks(page.blocks, ["div#page"], ["aside", "div.ad", "blockquote"])
+    texts = [page.blocks[i].text for i in chosen]
+    assert "Ferry timetable changes this winter" not in texts
+    assert "We waited a long time for this day." not in texts
+    assert "Cranes return to the harbour" in texts
+
+
+def test_apply_needs_something_to_apply_to():
+    with pytest.raises(ValueError):
+        apply_rules(RULES)
+
+
+def test_a_malformed_block_selector_matches_nothing(page):
+    page.blocks[3].selector = "body div[["
+    found = apply_rules(RULES, page=page)
+    assert found.template == "story"
