@@ -231,7 +231,7 @@ def admin_relearn(site: str) -> tuple[Response, int]:
     info = known_site(site)
     if not info["pages"]:
         raise ApiError(409, "no_pages", f"{info['site']} has no pages to learn from")
-    job = services().learning.request(info["site"], "admin")
+    job = services().learning.request(info["site"], "admin", force=True)
     return jsonify({"site": info["site"], "learning": "queued", "job": job}), 202
 
 

@@ -29,14 +29,14 @@ class Learning:
     def __init__(self, connection: redis.Redis) -> None:
         self.connection = connection
 
-    def request(self, site: str, reason: str) -> str | None:
-        """Enqueue learning ``site`` (no-op when one is already pending); the job id, if any."""
+    def request(self, site: str, reason: str, force: bool = False) -> str:
+        """Enqueue learning ``site`` (the pending job when there is one); its job id. ``force`` asks the
+        worker to store the new rules even when they do not beat the current ones (an admin's re-learn)."""
         from worker import queue
 
-        job = queue.enqueue_learn(site, connection=self.connection)
-        job_id = getattr(job, "id", job)
-        log.info("learning %s requested (%s): job %s", site, reason, job_id)
-        return job_id
+        job = queue.enqueue_learn(site, connection=self.connection, force=force)
+        log.info("learning %s requested (%s): job %s", site, reason, job.id)
+        return job.id
 
     def queue_length(self) -> int:
         from worker import queue
