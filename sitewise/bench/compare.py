@@ -322,6 +322,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..evaluate import DEFAULT_RENDER_CACHE
     from .compare_report import write_report
 
     for name in CHATTY_LOGGERS:
@@ -334,7 +335,7 @@ def run(args: argparse.Namespace) -> int:
         comparison = compare(
             specs, systems, command=command_line(args),
             limit=args.limit, curve_sizes=parse_curve(args.curve), workers=args.workers,
-            cache_dir=None if args.no_cache else _render_cache(), render_sample=args.render_sample,
+            cache_dir=None if args.no_cache else DEFAULT_RENDER_CACHE, render_sample=args.render_sample,
             progress=not args.quiet,
         )
         if args.keep and (args.results / "results.json").is_file():
@@ -349,18 +350,18 @@ def run(args: argparse.Namespace) -> int:
 
 
 def command_line(args: argparse.Namespace) -> str:
-    """The command that reproduces this run (options left at their defaults are not repeated)."""
+    """The command that reproduces this run's numbers (options left at their defaults are not repeated)."""
+    parser = argparse.ArgumentParser(add_help=False)
+    add_arguments(parser)
     words = ["sitewise", "bench", "compare"]
     for spec in args.sets or []:
         words += ["--set", spec]
-    defaults = {"data": Path("../shared/data"), "systems": None, "limit": None, "curve": "1,2,3,5,8,all",
-                "workers": 2, "render_sample": DEFAULT_RENDER_SAMPLE, "results": Path("bench-out/compare"),
-                "docs": Path("docs")}
-    for name, default in defaults.items():
+    for name, default in vars(parser.parse_args([])).items():
         value = getattr(args, name)
-        if value != default and not (name == "data" and args.sets):
-            words += [f"--{name.replace('_', '-')}", str(value)]
-    words += [f"--{flag.replace('_', '-')}" for flag in ("no_cache", "keep") if getattr(args, flag)]
+        if name in ("sets", "report_only", "quiet") or value == default or (name == "data" and args.sets):
+            continue  # --data only names the standard suite, which --set replaces
+        option = "--" + name.replace("_", "-")
+        words += [option] if value is True else [option, str(value)]
     return " ".join(shlex.quote(w) for w in words)
 
 
@@ -388,12 +389,6 @@ def parse_curve(text: str) -> tuple[int | None, ...]:
         elif part:
             raise ValueError(f"bad --curve entry {part!r}: expected positive numbers and 'all'")
     return tuple(sizes)
-
-
-def _render_cache() -> Path:
-    from ..evaluate import DEFAULT_RENDER_CACHE
-
-    return DEFAULT_RENDER_CACHE
 
 
 def print_summary(comparison: Comparison) -> None:
@@ -645,12 +640,11 @@ def measure_rendering(specs: Sequence[SetSpec], sample: int, workers: int) -> Re
     else:
         return None
     try:
-        from ..collect import collect_many
+        from ..collect import StoredPage, collect_many, stored_url
     except ImportError:
         return None
-    from ..evaluate import stored_url
 
-    items = [(stored_url(e), e.html_bytes()) for e in entries]
+    items = [StoredPage(stored_url(e.url, e.site, e.id), e.html_bytes()) for e in entries]
     started = time.perf_counter()
     results = collect_many(items, workers=workers, cache_dir=None, progress=False)
     seconds = time.perf_counter() - started

@@ -418,7 +418,8 @@ def _speed(comparison: Comparison, images: Sequence[str]) -> str:
     if comparison.render:
         render = comparison.render
         lines += [
-            f"Rendering (headless Chromium through `sitewise.collect`, cache bypassed, {render.pages} pages): "
+            f"Rendering (headless Chromium through `sitewise.collect`, cache bypassed, {render.pages} pages, "
+            "Chromium start-up included): "
             f"{render.pages_per_second:.2f} pages/s ({render.seconds:.1f} s"
             f"{f', {render.failures} failed' if render.failures else ''}).",
             "",
