@@ -96,7 +96,8 @@
       if (closed) return;
       state.article = article;
       applyHighlight();
-      return uploaded.then(function () { panel.render(); });
+      panel.render();  // the article is shown now; the upload's answer only adds the page count
+      return uploaded.then(function () { if (!closed) panel.render(); });
     });
   }
 
@@ -206,23 +207,29 @@
   function locateBlocks(blocks) {
     var candidates = new Map();
     var cursor = new Map();
+    var texts = new Map();  // element -> its collapsed text, read once (large pages repeat candidates)
     var located = [];
     for (var i = 0; i < blocks.length; i++) {
       var selector = blocks[i].selector;
       if (!candidates.has(selector)) candidates.set(selector, queryAll(selector));
       var list = candidates.get(selector);
       var probe = collapse(blocks[i].text).slice(0, LOCATE_PROBE_CHARS);
-      var found = findElement(list, probe, cursor.get(selector) || 0);
-      if (found < 0) found = findElement(list, probe, 0);
+      var found = findElement(list, probe, cursor.get(selector) || 0, texts);
+      if (found < 0) found = findElement(list, probe, 0, texts);
       located.push(found < 0 ? null : list[found]);
       if (found >= 0) cursor.set(selector, found + 1);
     }
     return located;
   }
 
-  function findElement(list, probe, start) {
+  function findElement(list, probe, start, texts) {
     for (var i = start; i < list.length; i++) {
-      if (collapse(list[i].textContent || "").indexOf(probe) !== -1) return i;
+      var text = texts.get(list[i]);
+      if (text === undefined) {
+        text = collapse(list[i].textContent || "");
+        texts.set(list[i], text);
+      }
+      if (text.indexOf(probe) !== -1) return i;
     }
     return -1;
   }
