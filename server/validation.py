@@ -24,7 +24,9 @@ _NOT_IN_HOSTS = frozenset("/\\?#@<>\"'`{}|^")
 
 def is_site_name(site: str) -> bool:
     """True for a plausible site name (a host as ``sitewise.page.site_of`` returns it)."""
-    return 0 < len(site) <= MAX_SITE_CHARS and not any(c.isspace() or c in _NOT_IN_HOSTS for c in site)
+    return 0 < len(site) <= MAX_SITE_CHARS and not any(
+        c.isspace() or not c.isprintable() or c in _NOT_IN_HOSTS for c in site  # no control characters (NUL)
+    )
 
 
 #: jsonschema's message quotes the offending value first, which may be megabytes; keep this much.
