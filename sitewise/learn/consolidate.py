@@ -59,7 +59,7 @@ class Induction:
     selected: np.ndarray  # boolean per distinct path
 
 
-def _keys(step: Step, *, for_exclude: bool = False) -> list[tuple[str, float]]:
+def step_selectors(step: Step, *, for_exclude: bool = False) -> list[tuple[str, float]]:
     """Compound selectors describing one step, with their cost."""
     out: list[tuple[str, float]] = []
     if step.id and not is_generated_name(step.id):
@@ -124,7 +124,7 @@ def _candidates(index: PathIndex, sources: np.ndarray, *, for_exclude: bool) -> 
         steps = index.paths[number]
         last = len(steps) - 1
         named = [(depth, key, cost) for depth, step in enumerate(steps) if depth > 0
-                 for key, cost in _keys(step, for_exclude=for_exclude)]
+                 for key, cost in step_selectors(step, for_exclude=for_exclude)]
         for depth, key, cost in named:
             if key not in seen:
                 seen[key] = Candidate(key, index.single(key), cost)
@@ -133,7 +133,7 @@ def _candidates(index: PathIndex, sources: np.ndarray, *, for_exclude: bool) -> 
         for depth, key, cost in named:
             for later in range(max(depth + 1, last - PAIR_DEPTH + 1), last + 1):
                 step = steps[later]
-                for child, child_cost in [(step.tag, 0.8)] + _keys(step):
+                for child, child_cost in [(step.tag, 0.8)] + step_selectors(step):
                     for direct in (later == depth + 1, False) if later == depth + 1 else (False,):
                         selector = f"{key} {'> ' if direct else ''}{child}"
                         if selector not in seen:

@@ -28,7 +28,7 @@ import numpy as np
 from ..metrics import word_prf
 from ..page import Page
 from .cluster import cluster_blocks
-from .consolidate import PathIndex, induce
+from .consolidate import PathIndex, induce, step_selectors
 from .features import BlockRecord, describe_blocks
 from .rules import RULES_FORMAT, Extraction, apply_rules, count_words, now_iso, select_blocks
 from .scoring import analyse_text
@@ -218,28 +218,50 @@ def _enforce_feedback(
     exclude: list[str],
     feedback: Sequence[dict[str, Any]],
 ) -> tuple[list[str], list[str]]:
-    """Make the rules obey every reader's mark on the learned pages: a marked block the rules still get
-    wrong gets its own selector path as an include (missing) or exclude (not article)."""
+    """Make the rules obey the readers' marks on the learned pages: for a marked block the rules still
+    get wrong, add the selector (from its path: a named step, else the whole path) that fixes it at the
+    least cost — an exclude that drops no article block, an include that adds the least non-article
+    text. A mark no such selector can honour (the marked block shares its path with article text) is
+    left to the poisoning guard and logged."""
     if not feedback:
         return include, exclude
     include, exclude = list(include), list(exclude)
-    marked_selectors = {m.get("selector"): m.get("kind") for m in feedback if m.get("selector")}
-    by_page: dict[int, list[int]] = defaultdict(list)
-    for n, record in enumerate(records):
-        if record.page in set(selection.pages):
-            by_page[record.page].append(n)
-    for page, numbers in by_page.items():
-        blocks = [records[n].block for n in numbers]
+    members = set(selection.pages)
+    numbers = [n for n, r in enumerate(records) if r.page in members]
+    blocks = [records[n].block for n in numbers]
+    marked = [i for i, n in enumerate(numbers) if selection.weight[n] > records[n].chars]
+    for position in marked:
+        n = numbers[position]
         chosen = set(select_blocks(blocks, include, exclude))
-        for position, n in enumerate(numbers):
-            kind = marked_selectors.get(records[n].block.selector)
-            if kind is None or selection.weight[n] <= records[n].chars:
-                continue  # not a block a mark touched
-            if kind == "not_article" and position in chosen and records[n].block.selector not in exclude:
-                exclude.append(records[n].block.selector)
-            elif kind == "missing" and position not in chosen and records[n].block.selector not in include:
-                include.append(records[n].block.selector)
+        wants = bool(selection.article[n])
+        if (position in chosen) == wants:
+            continue
+        best, best_cost = None, None
+        for selector in _fix_candidates(records[n].steps):
+            rules = (include + [selector], exclude) if wants else (include, exclude + [selector])
+            after = set(select_blocks(blocks, *rules))
+            if (position in after) != wants:
+                continue
+            changed = after ^ chosen
+            cost = sum(records[numbers[i]].chars for i in changed if bool(selection.article[numbers[i]]) != (i in after))
+            if best_cost is None or cost < best_cost:
+                best, best_cost = selector, cost
+        allowed = 0 if not wants else records[n].chars
+        if best is None or best_cost > allowed:
+            log.warning("cannot honour a %s mark on %s without changing other article text",
+                        "missing" if wants else "not_article", records[n].block.selector)
+            continue
+        (include if wants else exclude).append(best)
     return include, exclude
+
+
+def _fix_candidates(steps: tuple[Step, ...]) -> list[str]:
+    """Selectors for a marked block, most specific first: its named steps deepest first, then its path."""
+    out = []
+    for step in reversed(steps[1:]):
+        out.extend(key for key, _ in step_selectors(step))
+    out.append(" > ".join(step.css() for step in steps))
+    return out
 
 
 def _measure(

@@ -17,7 +17,7 @@ from typing import Sequence
 
 import numpy as np
 
-from .consolidate import PathIndex, _keys
+from .consolidate import PathIndex, step_selectors
 from .features import BlockRecord
 from .scoring import ClusterStats, SiteText, score_clusters
 from .selectors import Step
@@ -90,7 +90,7 @@ def choose_match(
         for depth, step in enumerate(region):
             if depth == 0:
                 continue
-            for key, cost in _keys(step):
+            for key, cost in step_selectors(step):
                 if key in options:
                     continue
                 present = page_presence(index, path_pages, key)

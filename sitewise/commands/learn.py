@@ -1,0 +1,105 @@
+"""``sitewise learn``: learn sites' rules from their stored pages (now, or as a queued worker job), or
+learn from page files into a rule set file."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "learn",
+        help="learn a site's rules from its stored pages (or from page files)",
+        description="Learn each SITE from the pages and reader feedback in the store and store the new rule "
+        "version, unless it is less consistent than the current one on the site's pages (--force stores it "
+        "anyway). With --queue, hand the work to the RQ worker instead (at most one pending job per site). "
+        "With --files, learn from page JSON files (sitewise or spider format) and print the rule set.",
+    )
+    parser.add_argument("sites", nargs="*", metavar="SITE", help="sites to learn (e.g. example.com)")
+    parser.add_argument("--all", action="store_true", help="learn every site in the store")
+    parser.add_argument("--force", action="store_true", help="store the new rules even if less consistent")
+    parser.add_argument("--queue", action="store_true", help="enqueue worker jobs instead of learning here")
+    parser.add_argument("--min-pages", type=int, help="pages a site needs (default: SITEWISE_MIN_PAGES_TO_LEARN)")
+    parser.add_argument("--files", nargs="+", type=Path, metavar="PATH", help="learn from page files or folders")
+    parser.add_argument("--out", type=Path, help="with --files: write the rule set here instead of stdout")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.files:
+        return _learn_files(args)
+    from ..config import Settings
+    from ..store import open_store
+
+    settings = Settings.from_env()
+    store = open_store(settings)
+    sites = store.sites() if args.all else args.sites
+    if not sites:
+        raise ValueError("name at least one SITE (or --all, or --files)")
+    if args.queue:
+        from worker.queue import enqueue_learn
+
+        for site in sites:
+            job = enqueue_learn(site, connection=store.redis, force=args.force)
+            print(f"{site}: learn job {job.id} ({job.get_status()})")
+        return 0
+    from ..learn.site import learn_stored_site
+
+    min_pages = args.min_pages if args.min_pages is not None else settings.min_pages_to_learn
+    failed = 0
+    for site in sites:
+        outcome = learn_stored_site(store, site, min_pages=min_pages, force=args.force)
+        failed += not outcome.stored
+        consistency = (
+            f", consistency {outcome.consistency_new}" + (f" (was {outcome.consistency_old})" if outcome.consistency_old is not None else "")
+            if outcome.consistency_new is not None else ""
+        )
+        print(
+            f"{site}: {outcome.reason}; {outcome.pages} pages, {outcome.templates} templates, "
+            f"version {outcome.version}{consistency}, {outcome.seconds:.2f} s"
+        )
+    return 1 if failed == len(sites) else 0
+
+
+def _learn_files(args: argparse.Namespace) -> int:
+    from ..learn.learner import SiteLearner
+    from ..page import Page, PageError
+
+    pages = []
+    for path in args.files:
+        files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
+        for file in files:
+            if not file.name.endswith((".json", ".json.gz")):
+                continue
+            try:
+                pages.append(_read_page(file))
+            except (PageError, OSError, json.JSONDecodeError) as exc:
+                print(f"{file}: {exc}", file=sys.stderr)
+    by_site: dict[str, list[Page]] = {}
+    for page in pages:
+        by_site.setdefault(page.site, []).append(page)
+    if len(by_site) != 1:
+        raise ValueError(f"--files must hold pages of one site, found {len(by_site)}: {', '.join(sorted(by_site))}")
+    learner = SiteLearner().fit(next(iter(by_site.values())))
+    text = json.dumps(learner.rules_, indent=2, ensure_ascii=False)
+    if args.out:
+        args.out.write_text(text + "\n", encoding="utf-8")
+        report = learner.report_
+        print(f"{report.site}: {report.pages} pages, {len(report.templates)} templates, "
+              f"confidence {learner.rules_['confidence']}, {report.seconds:.2f} s → {args.out}")
+    else:
+        print(text)
+    return 0
+
+
+def _read_page(file: Path):
+    import gzip
+
+    from ..page import Page
+    from ..spider_import import page_from_spider
+
+    raw = file.read_bytes()
+    data = json.loads(gzip.decompress(raw) if file.name.endswith(".gz") else raw)
+    return page_from_spider(data) if isinstance(data, dict) and "texts" in data else Page.from_dict(data)

@@ -1,0 +1,86 @@
+"""``sitewise rules``: show a site's rules (current or any version), list versions, apply them to a page."""
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "rules",
+        help="show a site's learned rules, their versions, or apply them to a page",
+        description="Print the current rule set of SITE as JSON (or --version N). --versions lists every stored "
+        "version. --apply FILE applies the rules to a page (sitewise page JSON, spider JSON or HTML) and prints "
+        "the article text and how it was chosen. --rules FILE uses a rule set file instead of the store.",
+    )
+    parser.add_argument("site", metavar="SITE", nargs="?", help="the site (e.g. example.com)")
+    parser.add_argument("--version", type=int, help="a stored version instead of the current one")
+    parser.add_argument("--versions", action="store_true", help="list the stored versions")
+    parser.add_argument("--apply", type=Path, metavar="FILE", help="apply the rules to this page file")
+    parser.add_argument("--rules", type=Path, metavar="FILE", help="a rule set file (instead of the store)")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..learn.rules import validate_rules
+
+    if args.rules:
+        rules = validate_rules(json.loads(args.rules.read_text(encoding="utf-8")))
+    else:
+        if not args.site:
+            raise ValueError("name a SITE (or give --rules FILE)")
+        from ..store import open_store
+
+        store = open_store()
+        if args.versions:
+            return _list_versions(store, args.site)
+        rules = store.rules(args.site, args.version)
+        if rules is None:
+            what = f"version {args.version}" if args.version else "rules"
+            raise KeyError(f"{args.site} has no {what} (learned sites: sitewise learn SITE)")
+    if args.apply:
+        return _apply(rules, args.apply)
+    print(json.dumps(rules, indent=2, ensure_ascii=False))
+    return 0
+
+
+def _list_versions(store, site: str) -> int:
+    versions = store.rule_versions(site)
+    if not versions:
+        raise KeyError(f"{site} has no rules")
+    current = store.site_info(site)["rule_version"]
+    for version in versions:
+        rules = store.rules(site, version) or {}
+        mark = "*" if version == current else " "
+        print(
+            f"{mark} v{version}  learned {rules.get('learned_at')}  from {rules.get('pages_learned')} pages  "
+            f"{len(rules.get('templates', []))} templates  confidence {rules.get('confidence')}"
+        )
+    return 0
+
+
+def _apply(rules: dict, file: Path) -> int:
+    from ..learn.rules import apply_rules
+
+    raw = file.read_bytes()
+    if file.name.endswith(".gz"):
+        import gzip
+
+        raw = gzip.decompress(raw)
+    found = None
+    if file.name.endswith((".json", ".json.gz")):
+        from ..page import Page
+        from ..spider_import import page_from_spider
+
+        data = json.loads(raw)
+        page = page_from_spider(data) if "texts" in data else Page.from_dict(data)
+        found = apply_rules(rules, page=page)
+    else:
+        from ..manifest import decode_html
+
+        found = apply_rules(rules, html=decode_html(raw))
+    print(found.text)
+    print(f"-- template {found.template}, {found.words} words, "
+          f"{'confident' if found.confident else 'not confident: ' + found.reason}")
+    return 0 if found.confident else 1

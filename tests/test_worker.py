@@ -1,0 +1,116 @@
+"""The learning worker: one pending job per site, the learn_site job on a real Redis and RQ worker, the
+poisoning guard, and the learn/rules commands."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from rq import SimpleWorker
+
+from learn_support import sample_pages
+from sitewise.cli import main
+from sitewise.learn.site import learn_stored_site
+from sitewise.sample_site import generate_site
+from worker.queue import enqueue_learn, learn_queue, pending_job_id, release_pending
+
+
+@pytest.fixture(scope="module")
+def gazette_pages():
+    pages = sample_pages(generate_site(seed=11, stories=6, features=0))
+    return [page for page, sample in pages.values() if sample.template == "story"]
+
+
+def _run_worker(redis_client) -> None:
+    SimpleWorker([learn_queue(redis_client)], connection=redis_client).work(burst=True)
+
+
+def test_at_most_one_pending_job_per_site(redis_client):
+    first = enqueue_learn("gazette.test", connection=redis_client)
+    again = enqueue_learn("gazette.test", connection=redis_client)
+    other = enqueue_learn("other.test", connection=redis_client)
+    assert again.id == first.id and other.id != first.id
+    assert len(learn_queue(redis_client)) == 2
+    # Once the job starts it releases the mark, so new pages can queue the next learn.
+    release_pending("gazette.test", first.id, redis_client)
+    assert pending_job_id("gazette.test", redis_client) is None
+    assert enqueue_learn("gazette.test", connection=redis_client).id != first.id
+    # A stale job's release never drops a newer job's mark.
+    release_pending("gazette.test", first.id, redis_client)
+    assert pending_job_id("gazette.test", redis_client) is not None
+    with pytest.raises(ValueError):
+        enqueue_learn("", connection=redis_client)
+
+
+def test_a_lost_pending_job_is_replaced(redis_client):
+    job = enqueue_learn("gazette.test", connection=redis_client)
+    job.delete()
+    assert enqueue_learn("gazette.test", connection=redis_client).id != job.id
+
+
+def test_learn_site_job_stores_rules(redis_client, store, gazette_pages, monkeypatch):
+    monkeypatch.setenv("SITEWISE_MIN_PAGES_TO_LEARN", "3")
+    for page in gazette_pages:
+        store.put_page(page)
+    job = enqueue_learn("gazette.test", connection=redis_client)
+    _run_worker(redis_client)
+    job.refresh()
+    assert job.get_status() == "finished", job.latest_result()
+    outcome = job.return_value()
+    assert outcome["stored"] and outcome["version"] == 1 and outcome["templates"] == 1
+    rules = store.rules("gazette.test")
+    assert rules["version"] == 1 and rules["pages_learned"] == len(gazette_pages)
+    assert pending_job_id("gazette.test", redis_client) is None
+    assert store.site_info("gazette.test")["pages_since_learn"] == 0
+
+
+def test_too_few_pages_stores_nothing(store, gazette_pages):
+    store.put_page(gazette_pages[0])
+    outcome = learn_stored_site(store, "gazette.test", min_pages=3)
+    assert not outcome.stored and outcome.version is None and "3 needed" in outcome.reason
+    assert store.rules("gazette.test") is None
+
+
+def test_feedback_wins_and_poisoning_is_rejected(store, gazette_pages):
+    for page in gazette_pages:
+        store.put_page(page)
+    first = learn_stored_site(store, "gazette.test", min_pages=3)
+    assert first.stored and first.version == 1
+    page = gazette_pages[0]
+    byline = next(b for b in page.blocks if "byline" in b.selector)
+    store.add_feedback("gazette.test", {"url": page.url, "selector": byline.selector, "text": byline.text, "kind": "missing"})
+    second = learn_stored_site(store, "gazette.test", min_pages=3)
+    assert second.stored and second.version == 2
+    from sitewise.learn.rules import apply_rules
+
+    assert byline.text in apply_rules(store.rules("gazette.test"), page=page).text
+    # A malicious reader marks the article's paragraphs "not article": rules obeying that would lose the
+    # article on every page, so the new version is rejected and version 2 stays.
+    paragraph = next(b for b in page.blocks if b.tag == "p" and "story-body" in b.selector)
+    store.add_feedback("gazette.test", {"url": page.url, "selector": paragraph.selector, "text": "", "kind": "not_article"})
+    third = learn_stored_site(store, "gazette.test", min_pages=3)
+    assert not third.stored and third.reason.startswith("rejected") and third.version == 2
+    assert third.consistency_new < third.consistency_old
+    assert store.rule_versions("gazette.test") == [1, 2]
+    forced = learn_stored_site(store, "gazette.test", min_pages=3, force=True)
+    assert forced.stored and forced.version == 3
+
+
+def test_learn_and_rules_commands(store, gazette_pages, monkeypatch, capsys, tmp_path):
+    monkeypatch.setattr("sitewise.store.open_store", lambda settings=None: store)
+    for page in gazette_pages:
+        store.put_page(page)
+    assert main(["learn", "gazette.test", "--min-pages", "3"]) == 0
+    assert "gazette.test: stored" in capsys.readouterr().out
+    assert main(["rules", "gazette.test"]) == 0
+    rules = json.loads(capsys.readouterr().out)
+    assert rules["version"] == 1 and rules["templates"]
+    assert main(["rules", "gazette.test", "--versions"]) == 0
+    assert "* v1" in capsys.readouterr().out
+    page_file = tmp_path / "page.json"
+    page_file.write_text(json.dumps(gazette_pages[1].to_dict()))
+    assert main(["rules", "gazette.test", "--apply", str(page_file)]) == 0
+    out = capsys.readouterr().out
+    assert "confident" in out and gazette_pages[1].titles[0].split(" | ")[0] in out
+    assert main(["rules", "nowhere.test"]) == 2
+    assert main(["learn", "gazette.test", "--queue"]) == 0
+    assert "learn job" in capsys.readouterr().out

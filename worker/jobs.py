@@ -1,0 +1,24 @@
+"""RQ job functions. Each is a thin shell: the work is in ``sitewise.learn.site``."""
+from __future__ import annotations
+
+from typing import Any
+
+from rq import get_current_job
+
+from sitewise.config import Settings
+from sitewise.learn.site import learn_stored_site
+from sitewise.store import Store
+
+from .queue import release_pending
+
+
+def learn_site(site: str, force: bool = False) -> dict[str, Any]:
+    """Learn ``site`` from its stored pages and store the new rules (if they pass the poisoning guard).
+    The job's result is the outcome (``sitewise.learn.site.LearnOutcome`` as a dict)."""
+    job = get_current_job()
+    if job is None:
+        raise RuntimeError("learn_site runs inside an RQ worker (call sitewise.learn.site.learn_stored_site directly)")
+    release_pending(site, job.id, job.connection)
+    settings = Settings.from_env()
+    store = Store(job.connection, settings.max_pages_per_site)
+    return learn_stored_site(store, site, min_pages=settings.min_pages_to_learn, force=force).to_dict()

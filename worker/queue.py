@@ -1,0 +1,90 @@
+"""The learning queue: ``enqueue_learn(site)`` with at most one pending learn job per site.
+
+A pending job is marked by the key ``sitewise:learn-pending:{site}`` (value: the job id), set only if
+absent (``SET NX``) so two servers asking at once enqueue one job. The job deletes the mark when it
+*starts*, so pages that arrive while a site is being learned can queue the next learn. The mark expires
+after :data:`PENDING_TTL_S` in case a job is lost with its queue.
+"""
+from __future__ import annotations
+
+import logging
+import re
+import uuid
+
+import redis
+from rq import Queue
+from rq.exceptions import NoSuchJobError
+from rq.job import Job
+
+log = logging.getLogger(__name__)
+
+#: The queue learning jobs go to (``python -m worker`` consumes it).
+QUEUE_NAME = "sitewise-learn"
+#: A learn job may run this long (learning a site of 500 pages takes seconds; this is a safety net).
+JOB_TIMEOUT_S = 600
+#: How long a job's result and a failed job's traceback are kept.
+RESULT_TTL_S = 24 * 3600
+FAILURE_TTL_S = 7 * 24 * 3600
+#: A pending mark older than this is stale (the job was lost): the next request enqueues anew.
+PENDING_TTL_S = 3600
+_PENDING = "sitewise:learn-pending:"
+
+
+def learn_queue(connection: redis.Redis) -> Queue:
+    return Queue(QUEUE_NAME, connection=connection)
+
+
+def pending_key(site: str) -> str:
+    return _PENDING + site
+
+
+def pending_job_id(site: str, connection: redis.Redis) -> str | None:
+    value = connection.get(pending_key(site))
+    return value.decode() if isinstance(value, bytes) else value
+
+
+def enqueue_learn(site: str, *, connection: redis.Redis, force: bool = False) -> Job:
+    """Queue learning ``site``; when a learn job for it is already pending, that job is returned."""
+    if not site:
+        raise ValueError("no site to learn")
+    # RQ job ids allow letters, digits, "_" and "-" only.
+    job_id = f"learn-{re.sub(r'[^A-Za-z0-9_-]', '_', site)[:80]}-{uuid.uuid4().hex[:12]}"
+    if not connection.set(pending_key(site), job_id, nx=True, ex=PENDING_TTL_S):
+        existing = pending_job_id(site, connection)
+        if existing:
+            try:
+                return Job.fetch(existing, connection=connection)
+            except NoSuchJobError:
+                log.warning("pending learn job %s of %s is gone; queueing a new one", existing, site)
+        connection.set(pending_key(site), job_id, ex=PENDING_TTL_S)
+    try:
+        return learn_queue(connection).enqueue_call(
+            "worker.jobs.learn_site",
+            args=(site,),
+            kwargs={"force": force} if force else None,
+            job_id=job_id,
+            timeout=JOB_TIMEOUT_S,
+            result_ttl=RESULT_TTL_S,
+            failure_ttl=FAILURE_TTL_S,
+            description=f"learn {site}",
+        )
+    except Exception:
+        connection.delete(pending_key(site))  # nothing was queued: let the next request try again
+        raise
+
+
+def release_pending(site: str, job_id: str, connection: redis.Redis) -> None:
+    """Drop the pending mark of ``site`` if it is this job's (a newer job's mark is left alone)."""
+    with connection.pipeline(transaction=True) as pipe:
+        while True:
+            try:
+                pipe.watch(pending_key(site))
+                if pending_job_id(site, pipe) != job_id:
+                    pipe.unwatch()
+                    return
+                pipe.multi()
+                pipe.delete(pending_key(site))
+                pipe.execute()
+                return
+            except redis.WatchError:
+                continue
