@@ -236,13 +236,16 @@ def test_toggle_copy_and_report_missing(browser, server, store, sample_site, sam
         context.close()
 
 
-def learn_site(store: Store, site: str) -> dict:
-    """Learn the site with the real learner: fit on its stored pages and feedback, store the rules."""
-    from sitewise.learn.learner import SiteLearner
+def run_learning_jobs(store: Store) -> int:
+    """Run the queued learning jobs with a real RQ worker (in this process, until the queue is empty)."""
+    from rq import SimpleWorker
 
-    learner = SiteLearner().fit(list(store.pages(site)), store.feedback(site))
-    store.put_rules(site, learner.rules_)
-    return store.rules(site)
+    from worker.queue import learn_queue
+
+    queue = learn_queue(store.redis)
+    jobs = len(queue)
+    SimpleWorker([queue], connection=store.redis).work(burst=True)
+    return jobs
 
 
 def test_learned_site_highlights_exactly_the_article_blocks(tab, server, store, sample_site, sample_site_url):
@@ -252,12 +255,16 @@ def test_learned_site_highlights_exactly_the_article_blocks(tab, server, store, 
         assert click_bookmarklet(tab, server)["upload"] == "stored"
         tab.evaluate("() => window.sitewise.close()")
     assert store.page_count("127.0.0.1") == 5
-    rules = learn_site(store, "127.0.0.1")
-    assert rules["pages_learned"] == 5
+    # The third upload queued learning; the two after it found that job pending.
+    assert run_learning_jobs(store) == 1
+    rules = store.rules("127.0.0.1")
+    assert rules is not None and rules["pages_learned"] == 5
+
     new = paths[6]
     tab.goto(sample_site_url + new)
     state = click_bookmarklet(tab, server)
-    assert state["method"] == "rules", state
+    assert state["method"] == "rules" and state["ruleVersion"] == rules["version"], state
+    assert state["pagesLearnedFrom"] == 5
     truth = [normal(line) for line in sample_site.pages[new].article]
-    shown = highlighted(tab)
-    assert shown == truth
+    assert highlighted(tab) == truth
+    assert "rules" in panel_text(tab) and "from 5 pages" in panel_text(tab)

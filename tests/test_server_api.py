@@ -467,3 +467,26 @@ def test_feedback_with_an_unpaired_surrogate_is_refused(client, store):
     response = client.post("/api/feedback", data=body, content_type="application/json")
     assert response.status_code == 400 and response.get_json()["field"] == "text"
     assert store.feedback("news.example") == []
+
+
+# -- learning --------------------------------------------------------------------------------------------
+
+
+def test_the_third_upload_queues_learning_once(client, store):
+    from worker.queue import learn_queue
+
+    answers = [post_page(client, page_dict(f"https://news.example/{i}")).get_json()["learning"] for i in range(5)]
+    assert answers == ["not_due", "not_due", "queued", "queued", "queued"]
+    assert len(learn_queue(store.redis)) == 1  # at most one pending job per site
+
+
+def test_admin_relearn_queues_a_forced_job(client, store):
+    from worker.queue import learn_queue
+
+    post_page(client, page_dict())
+    response = client.post("/api/admin/sites/news.example/learn", headers={"Authorization": "Bearer s3cret"})
+    assert response.status_code == 202
+    job = learn_queue(store.redis).jobs[0]
+    assert job.id == response.get_json()["job"]
+    assert job.args == ("news.example",) and job.kwargs == {"force": True}
+    assert client.get("/healthz").get_json()["queue"]["learn"] == 1
