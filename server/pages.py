@@ -5,6 +5,8 @@ and the preview of a stored page shows its text blocks, not its HTML, so no page
 """
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
 from flask import Blueprint, Response, abort, render_template, request, url_for
 
 from .api import checked_site
@@ -31,6 +33,13 @@ def protect_html(response: Response) -> Response:
         response.headers.setdefault("X-Content-Type-Options", "nosniff")
         response.headers.setdefault("Referrer-Policy", "same-origin")
     return response
+
+
+@blueprint.app_template_filter("url_path")
+def url_path(url: str) -> str:
+    """A page key as the dashboard lists it: path and query (the site is already on the page)."""
+    parts = urlsplit(url)
+    return (parts.path or "/") + (f"?{parts.query}" if parts.query else "") if parts.netloc else url
 
 
 def server_url() -> str:
