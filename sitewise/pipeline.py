@@ -1,0 +1,164 @@
+"""What sitewise does with one page: the site's learned rules when they apply confidently, otherwise
+Maximum Subsequence Segmentation — the single decision the server, ``sitewise extract`` and
+``sitewise eval --extractor sitewise`` all share.
+
+Input is what the caller already has: a collected page and/or its HTML (never a URL to fetch here).
+For a collected page the answer also names the article's blocks (indices into ``page.blocks``), which
+is what the bookmarklet highlights.
+"""
+from __future__ import annotations
+
+import html as html_lib
+import re
+from dataclasses import asdict, dataclass, field
+from typing import Any, Sequence
+
+from .extractors import Document
+from .page import Block, Page
+
+#: Tags kept when HTML is rebuilt from collected blocks (for MSS, when a page comes without HTML).
+_REBUILT_TAGS = frozenset("p h1 h2 h3 h4 h5 h6 li blockquote pre td th dt dd figcaption caption".split())
+#: A block shorter than this cannot anchor the alignment of MSS text to blocks (a "Share" button's
+#: word occurs in any article).
+_MIN_ANCHOR_CHARS = 25
+_SPACES = re.compile(r"\s+")
+
+
+@dataclass
+class Article:
+    """What was found: the method (``rules`` or ``mss``), the text, and where it is."""
+
+    method: str
+    text: str
+    site: str | None = None
+    blocks: list[int] | None = None
+    rule_version: int | None = None
+    template: str | None = None
+    selectors: dict[str, list[str]] | None = None
+    pages_learned_from: int | None = None
+    span: list[int] | None = None
+    reason: str = ""
+    fallback_reason: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        body = {k: v for k, v in asdict(self).items() if k != "extra"}
+        body["words"] = len(self.text.split())
+        return body
+
+
+def find_article(
+    page: Page | None, html: str | None, rules: dict[str, Any] | None, *, mss_model: Any = None
+) -> Article:
+    """The article of a page: by ``rules`` (the site's current rule set) when given and confident,
+    otherwise by MSS on the HTML (rebuilt from the blocks when only a collected page is at hand)."""
+    fallback_reason = "site not learned"
+    if rules is not None:
+        by_rules = _by_rules(rules, page, html)
+        if by_rules.reason == "ok":
+            return by_rules
+        fallback_reason = f"rules did not apply: {by_rules.reason}"
+    article = _by_mss(page, html, mss_model)
+    article.fallback_reason = fallback_reason
+    return article
+
+
+def _by_rules(rules: dict[str, Any], page: Page | None, html: str | None) -> Article:
+    from .learn.rules import apply_rules
+
+    found = apply_rules(rules, html=html, page=page)
+    template = next((t for t in rules.get("templates", []) if t.get("name") == found.template), None)
+    article = Article(
+        method="rules",
+        text=found.text,
+        site=rules.get("site"),
+        rule_version=rules.get("version"),
+        template=found.template,
+        pages_learned_from=rules.get("pages_learned"),
+        reason="ok" if found.confident else found.reason,
+    )
+    if template is not None:
+        article.selectors = {"include": list(template.get("include", [])), "exclude": list(template.get("exclude", []))}
+    if page is not None and page.blocks:
+        chosen = {id(block) for block in found.blocks}
+        article.blocks = [i for i, block in enumerate(page.blocks) if id(block) in chosen]
+    return article
+
+
+def _by_mss(page: Page | None, html: str | None, model: Any) -> Article:
+    from .mss import extract_mss
+
+    source = html or (page.html if page is not None else None) or rebuild_html(page)
+    result = extract_mss(source, model)
+    article = Article(method="mss", text=result.text, span=list(result.span) if result.span else None, reason=result.reason)
+    if page is not None:
+        article.site = page.site
+        article.blocks = blocks_in_text(page.blocks, result.text)
+    return article
+
+
+def rebuild_html(page: Page | None) -> str:
+    """Plain HTML from collected blocks (title, then one element per block), for MSS."""
+    if page is None:
+        return ""
+    title = html_lib.escape(page.titles[0]) if page.titles else ""
+    parts = [f"<!DOCTYPE html><html><head><title>{title}</title></head><body>"]
+    for block in page.blocks:
+        tag = block.tag if block.tag in _REBUILT_TAGS else "div"
+        parts.append(f"<{tag}>{html_lib.escape(block.text)}</{tag}>")
+    parts.append("</body></html>")
+    return "".join(parts)
+
+
+def _normal(text: str) -> str:
+    return _SPACES.sub(" ", text).strip()
+
+
+def blocks_in_text(blocks: Sequence[Block], text: str) -> list[int]:
+    """Indices of the blocks whose text makes up ``text`` (MSS output), aligned in document order.
+
+    MSS returns one contiguous run of the page, so its blocks follow each other: each block is looked for
+    after the previous match; the first match must be long enough not to be a coincidence.
+    """
+    haystack = _normal(text)
+    chosen: list[int] = []
+    cursor = 0
+    for index, block in enumerate(blocks):
+        needle = _normal(block.text)
+        if not needle or (not chosen and len(needle) < _MIN_ANCHOR_CHARS):
+            continue
+        at = haystack.find(needle, cursor)
+        if at >= 0:
+            chosen.append(index)
+            cursor = at + len(needle)
+    return chosen
+
+
+class SitewiseExtractor:
+    """``sitewise eval --extractor sitewise``: what the server does. Learn each site from its training
+    pages, then answer every test page through :func:`find_article` (rules, else MSS)."""
+
+    name = "sitewise"
+    needs_page = True
+    per_site = True
+
+    def __init__(self, mss_model: str | None = None) -> None:
+        self.mss_model = mss_model
+        self.rules_: dict[str, Any] | None = None
+
+    def fit(self, documents: Sequence[Document]) -> "SitewiseExtractor":
+        from .learn.extractor import RulesExtractor
+
+        learner = RulesExtractor().fit(documents).learner_
+        self.rules_ = learner.rules_ if learner is not None else None
+        return self
+
+    def extract_detailed(self, document: Document) -> tuple[str, dict[str, Any]]:
+        article = find_article(document.page, document.html, self.rules_, mss_model=self.mss_model)
+        info = {"method": article.method}
+        if article.fallback_reason and article.method == "mss":
+            info["why"] = article.fallback_reason
+        return article.text, info
+
+    def extract(self, document: Document) -> str:
+        return self.extract_detailed(document)[0]
