@@ -127,3 +127,44 @@ class UpProcess:
                 raise AssertionError(f"sitewise up did not stop within {timeout} s:\n{self.log}")
         self.exit_code = self.process.returncode
         return self.exit_code
+
+
+def wait_for(predicate, timeout: float, what: str, interval: float = 0.05):
+    """Poll ``predicate`` until it returns something truthy; that value, or AssertionError naming ``what``."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+        time.sleep(interval)
+
+
+def children_of(pid: int) -> list[int]:
+    """Process ids whose parent is ``pid`` (Linux /proc), e.g. an RQ worker's work-horse."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        # Field 4 is the parent pid; the command name (field 2) may hold spaces, so split after its ")".
+        if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+            found.append(int(entry.name))
+    return found
+
+
+def start_worker(redis_url: str, log_path: Path, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
+    """``python -m worker`` as a real process against ``redis_url`` (what ``sitewise up`` and compose run)."""
+    environment = {**os.environ, "REDIS_URL": redis_url, **(env or {})}
+    log = open(log_path, "ab")
+    try:
+        return subprocess.Popen(
+            [sys.executable, "-m", "worker"], env=environment, stdout=log, stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    finally:
+        log.close()  # the child has its own copy

@@ -14,7 +14,7 @@ import uuid
 import redis
 from rq import Queue
 from rq.exceptions import NoSuchJobError
-from rq.job import Job
+from rq.job import Job, Retry
 
 log = logging.getLogger(__name__)
 
@@ -22,6 +22,9 @@ log = logging.getLogger(__name__)
 QUEUE_NAME = "sitewise-learn"
 #: A learn job may run this long (learning a site of 500 pages takes seconds; this is a safety net).
 JOB_TIMEOUT_S = 600
+#: A learn job whose work-horse dies (SIGKILL, OOM) or that raises is run again this many times: learning
+#: is idempotent (the rules of the same pages come out the same) and a rule version is stored atomically.
+LEARN_RETRIES = 3
 #: How long a job's result and a failed job's traceback are kept.
 RESULT_TTL_S = 24 * 3600
 FAILURE_TTL_S = 7 * 24 * 3600
@@ -66,6 +69,7 @@ def enqueue_learn(site: str, *, connection: redis.Redis, force: bool = False) ->
             timeout=JOB_TIMEOUT_S,
             result_ttl=RESULT_TTL_S,
             failure_ttl=FAILURE_TTL_S,
+            retry=Retry(max=LEARN_RETRIES),
             description=f"learn {site}",
         )
     except Exception:
