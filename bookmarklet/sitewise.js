@@ -120,7 +120,8 @@
     return request("GET", "/rules/" + encodeURIComponent(site)).then(function (response) {
       if (response.status === 404) {
         return response.json().then(function (body) {
-          state.pagesStored = body.pages;
+          // The upload's answer (it may come first) already counts this page.
+          state.pagesStored = Math.max(state.pagesStored || 0, body.pages || 0);
           state.pagesNeeded = body.min_pages_to_learn;
           return null;
         });
