@@ -391,9 +391,9 @@
   // A click on a highlighted block says "not article"; on any other block, "article that was missed".
   function report(index) {
     var position = state.article.indexOf(index);
-    var kind = position >= 0 ? "wrong" : "missing";
+    var kind = position >= 0 ? "not_article" : "missing";
     var block = page.blocks[index];
-    if (kind === "wrong") state.article.splice(position, 1);
+    if (kind === "not_article") state.article.splice(position, 1);
     else state.article = state.article.concat([index]).sort(function (a, b) { return a - b; });
     applyHighlight();
     return sendFeedback(kind, block).then(function (message) {
@@ -412,7 +412,7 @@
       rule_version: state.ruleVersion
     }).then(function (response) {
       return response.ok
-        ? "Thanks — marked as " + (kind === "wrong" ? "not article." : "missing article text.")
+        ? "Thanks — marked as " + (kind === "not_article" ? "not article." : "missing article text.")
         : "The server did not take the mark (" + response.status + ").";
     }, function (error) {
       return "Could not send the mark: " + describeNetworkError(error);

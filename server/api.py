@@ -24,7 +24,8 @@ blueprint = Blueprint("api", __name__, url_prefix="/api")
 MAX_FEEDBACK_BYTES = 64_000
 MAX_FEEDBACK_TEXT_CHARS = 10_000
 MAX_SELECTOR_CHARS = 4_000
-FEEDBACK_KINDS = ("wrong", "missing")
+#: The learner's vocabulary (docs/rules.md): a highlighted block that is not article, article left out.
+FEEDBACK_KINDS = ("not_article", "missing")
 #: Site listings are paged.
 DEFAULT_SITES_LIMIT = 100
 MAX_SITES_LIMIT = 1000
@@ -184,7 +185,7 @@ def validate_feedback(data: Any) -> tuple[str, dict[str, Any]]:
 
 @blueprint.post("/feedback")
 def feedback() -> tuple[Response, int]:
-    """A reader's mark: a highlighted block that is not article (``wrong``) or article left out (``missing``)."""
+    """A reader's mark: a highlighted block that is not article (``not_article``) or article left out (``missing``)."""
     svc = services()
     svc.uploads.check(client_id(), "uploads")
     site, record = validate_feedback(read_json(request, MAX_FEEDBACK_BYTES))

@@ -87,7 +87,7 @@ def test_a_second_click_closes(tab, server, sample_site, sample_site_url):
     assert tab.evaluate("() => document.querySelector('sitewise-panel') === null && !window.sitewise")
 
 
-def test_feedback_marks_a_highlighted_block_as_wrong(tab, server, store, sample_site, sample_site_url):
+def test_feedback_marks_a_highlighted_block_as_not_article(tab, server, store, sample_site, sample_site_url):
     tab.goto(sample_site_url + article_paths(sample_site)[3])
     state = click_bookmarklet(tab, server)
     before = highlighted(tab)
@@ -101,7 +101,7 @@ def test_feedback_marks_a_highlighted_block_as_wrong(tab, server, store, sample_
     tab.wait_for_function("() => document.querySelector('sitewise-panel').shadowRoot.textContent.includes('Thanks')")
     marks = store.feedback("127.0.0.1")
     assert len(marks) == 1
-    assert marks[0]["kind"] == "wrong" and marks[0]["method"] == state["method"]
+    assert marks[0]["kind"] == "not_article" and marks[0]["method"] == state["method"]
     assert normal(marks[0]["text"]) == before[0] or before[0].startswith(normal(marks[0]["text"])[:30])
     assert highlighted(tab) == before[1:]
 
@@ -268,3 +268,34 @@ def test_learned_site_highlights_exactly_the_article_blocks(tab, server, store, 
     truth = [normal(line) for line in sample_site.pages[new].article]
     assert highlighted(tab) == truth
     assert "rules" in panel_text(tab) and "from 5 pages" in panel_text(tab)
+
+def test_a_readers_mark_wins_on_the_next_learn(tab, server, store, sample_site, sample_site_url):
+    paths = article_paths(sample_site)
+    for path in paths[:4]:
+        tab.goto(sample_site_url + path)
+        click_bookmarklet(tab, server)
+        tab.evaluate("() => window.sitewise.close()")
+    run_learning_jobs(store)
+    assert store.rules("127.0.0.1")["version"] == 1
+
+    # On a new page the rules highlight the headline too; the reader says it is not article text.
+    tab.goto(sample_site_url + paths[4])
+    assert click_bookmarklet(tab, server)["method"] == "rules"
+    headline = normal(sample_site.pages[paths[4]].article[0])
+    assert highlighted(tab)[0] == headline
+    tab.locator("sitewise-panel").get_by_role("button", name="Report a block").click()
+    tab.locator("main h1").click()
+    tab.wait_for_function("() => document.querySelector('sitewise-panel').shadowRoot.textContent.includes('Thanks')")
+    assert [m["kind"] for m in store.feedback("127.0.0.1")] == ["not_article"]
+
+    # An admin re-learns the site now; the mark wins: the next page's headline stays dim.
+    answer = tab.request.post(server + "/api/admin/sites/127.0.0.1/learn", headers={"Authorization": "Bearer s3cret"})
+    assert answer.status == 202
+    run_learning_jobs(store)
+    assert store.rules("127.0.0.1")["version"] == 2
+    tab.goto(sample_site_url + paths[5])
+    state = click_bookmarklet(tab, server)
+    assert state["method"] == "rules" and state["ruleVersion"] == 2
+    shown = highlighted(tab)
+    assert normal(sample_site.pages[paths[5]].article[0]) not in shown
+    assert shown == [normal(line) for line in sample_site.pages[paths[5]].article[1:]]

@@ -233,7 +233,7 @@ def test_bad_paging_is_refused(client, query):
 
 
 def feedback(**fields):
-    data = {"url": "https://news.example/a/1", "kind": "wrong", "selector": "body > aside.ad > p",
+    data = {"url": "https://news.example/a/1", "kind": "not_article", "selector": "body > aside.ad > p",
             "text": "Buy now", "method": "rules", "rule_version": 1}
     data.update(fields)
     return data
@@ -245,7 +245,7 @@ def test_feedback_is_stored(client, store):
     assert response.status_code == 201
     assert response.get_json()["feedback"] == 1
     stored = store.feedback("news.example")
-    assert stored[0]["kind"] == "wrong" and stored[0]["selector"] == "body > aside.ad > p"
+    assert stored[0]["kind"] == "not_article" and stored[0]["selector"] == "body > aside.ad > p"
     assert stored[0]["received_at"]
 
 

@@ -86,7 +86,7 @@ def test_nothing_from_an_uploaded_page_is_rendered_as_html(client, store):
     assert client.post("/api/pages", json=data).status_code == 201
     store.put_rules("news.example", {"templates": [{"name": HOSTILE, "match": [], "include": ["main"],
                                                    "exclude": [], "words": [1, 1000]}], "pages_learned": 1})
-    client.post("/api/feedback", json={"url": "https://news.example/a/1", "kind": "wrong",
+    client.post("/api/feedback", json={"url": "https://news.example/a/1", "kind": "not_article",
                                        "selector": HOSTILE, "text": HOSTILE})
     for path in ("/sites", "/sites/news.example", "/"):
         html = client.get(path).get_data(as_text=True)
