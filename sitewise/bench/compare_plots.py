@@ -41,8 +41,8 @@ def _colour(name: str) -> str:
     return COLOURS.get(name, "#000000")
 
 
-def _save(figure: Any, path: Path) -> Path:
-    figure.tight_layout()
+def _save(figure: Any, path: Path, rect: tuple[float, float, float, float] = (0, 0, 1, 1)) -> Path:
+    figure.tight_layout(rect=rect)
     figure.savefig(path, dpi=DPI)
     import matplotlib.pyplot as plt
 
@@ -90,7 +90,9 @@ def learning_curve_sites(run: SetRun, img_dir: Path) -> Path | None:
     sites = sorted(learners[0].curve.train_pages)
     columns = min(SITES_PER_ROW, len(sites))
     rows = math.ceil(len(sites) / columns)
-    figure, grid = plt.subplots(rows, columns, figsize=(2.3 * columns, 1.9 * rows), sharey=True, squeeze=False)
+    figure, grid = plt.subplots(
+        rows, columns, figsize=(max(6.0, 2.3 * columns), 1.2 + 1.9 * rows), sharey=True, squeeze=False
+    )
     peer_groups = {s.system: s.result.by_group() for s in peers_of(run)}
     for index, site in enumerate(sites):
         axes = grid[index // columns][index % columns]
@@ -109,9 +111,10 @@ def learning_curve_sites(run: SetRun, img_dir: Path) -> Path | None:
     for index in range(len(sites), rows * columns):
         grid[index // columns][index % columns].axis("off")
     handles, labels = grid[0][0].get_legend_handles_labels()
-    figure.legend(handles, labels, loc="upper right", fontsize=7)
+    figure.legend(handles, labels, loc="lower center", ncol=len(labels), fontsize=7)
     figure.suptitle(f"Learning curve per site — {run.spec.label} (dashed: best peer on the site)", fontsize=9)
-    return _save(figure, img_dir / f"bench-learning-curve-{run.spec.slug}.png")
+    bottom = 0.5 / figure.get_figheight()  # room for the legend
+    return _save(figure, img_dir / f"bench-learning-curve-{run.spec.slug}.png", rect=(0, bottom, 1, 1))
 
 
 def f1_per_site(run: SetRun, img_dir: Path) -> Path | None:
@@ -132,9 +135,9 @@ def f1_per_site(run: SetRun, img_dir: Path) -> Path | None:
 
         sites.sort(key=lead)
     height = 0.8 / len(shown)
-    figure, axes = plt.subplots(figsize=(7.5, 0.9 + 0.22 * len(sites) * max(1, len(shown) / 2)))
+    figure, axes = plt.subplots(figsize=(8.5, max(2.4, 0.9 + 0.12 * len(sites) * len(shown))))
     for offset, system in enumerate(shown):
-        ys = [i + offset * height for i in range(len(sites))]
+        ys = [i + (len(shown) - 1 - offset) * height for i in range(len(sites))]  # first system on top
         values = [groups[system.system][s].f1 if s in groups[system.system] else 0.0 for s in sites]
         label = system.system + (" (best peer)" if system is peer else "")
         axes.barh(ys, values, height=height, color=_colour(system.system), label=label)
@@ -143,7 +146,7 @@ def f1_per_site(run: SetRun, img_dir: Path) -> Path | None:
     axes.set_xlabel("mean word F1 on the site's test pages")
     axes.set_title(f"F1 per site — {run.spec.label}")
     axes.grid(axis="x", alpha=0.3)
-    axes.legend(fontsize=8, loc="lower left")
+    axes.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     return _save(figure, img_dir / f"bench-f1-per-site-{run.spec.slug}.png")
 
 
