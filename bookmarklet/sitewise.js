@@ -43,6 +43,8 @@
   // Editable regions hold the reader's typing, not page text: never sent.
   var EDITABLE = "[contenteditable]:not([contenteditable=\"false\"]), input, textarea, select, form [role=textbox]";
   var PANEL_Z_INDEX = "2147483647";
+  // The rule set format this script applies (docs/rules.md).
+  var RULES_FORMAT = 1;
 
   var collectorGlobals = ["sitewiseCollect", "sitewiseCollectJSON"];
   var restores = [];          // undo functions, run in reverse on close
@@ -137,6 +139,7 @@
   // one. The result counts only when its word count is in the template's usual range; otherwise the
   // server decides (MSS).
   function articleByRules(rules) {
+    if (rules.format !== RULES_FORMAT) return null;  // a format this script does not know: the server decides
     try {
       var template = chooseTemplate(rules.templates || []);
       if (!template) return null;
