@@ -80,6 +80,7 @@ def sitewise_up(
         process = subprocess.Popen(
             [sys.executable, "-m", "sitewise", "up", "--port", str(port), "--data-dir", str(data_dir), *args],
             stdout=log, stderr=subprocess.STDOUT, env=environment,
+            start_new_session=True,  # its own process group, as a shell gives a foreground job
         )
         up = UpProcess(process, f"http://127.0.0.1:{port}", log_path)
         try:

@@ -1,0 +1,156 @@
+"""``sitewise up`` as a user runs it: real processes (redis-server, gunicorn, RQ workers), checked from
+outside through HTTP, Redis and the process table."""
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+import redis
+from rq.job import Job, JobStatus
+from rq.registry import FinishedJobRegistry, StartedJobRegistry
+
+from learn_support import sample_pages
+from sitewise.redis_conn import EmbeddedRedis
+from sitewise.sample_site import generate_site
+from worker.queue import learn_queue
+
+from reliability_support import children_of, http, sitewise_up, wait_for
+
+#: Seconds a site may take to be learned after its third upload on a busy 2-core machine.
+LEARN_TIMEOUT_S = 120
+
+
+@pytest.fixture(scope="module")
+def sites():
+    """Four small sites of story pages, as the collector would upload them."""
+    out = {}
+    for number, name in enumerate(("courier", "herald", "tribune", "ledger")):
+        pages = sample_pages(generate_site(seed=20 + number, stories=3, features=0, name=name), base=f"http://{name}.test")
+        out[f"{name}.test"] = [page.to_dict() for page, sample in pages.values() if sample.article]
+    return out
+
+
+def pids_alive(pids: list[int]) -> list[int]:
+    alive = []
+    for pid in pids:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            continue
+        # A zombie is dead but not yet reaped by a parent that is itself gone: count it as dead.
+        if open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0] != "Z":
+            alive.append(pid)
+    return alive
+
+
+def descendants(pid: int) -> list[int]:
+    found, frontier = [], [pid]
+    while frontier:
+        children = [c for p in frontier for c in children_of(p)]
+        found += children
+        frontier = children
+    return found
+
+
+def logged_pid(log: str, pattern: str) -> int:
+    return int(re.search(pattern, log).group(1))
+
+
+def test_up_serves_learns_with_several_workers_reports_a_dead_one_and_stops_cleanly(tmp_path, sites):
+    with sitewise_up(tmp_path / "data", "--workers", "2") as up:
+        log = up.log
+        # Where each part listens.
+        assert re.search(r"redis: embedded redis-server \(pid \d+\) listening on unix://\S+redis\.sock", log)
+        assert f"web: gunicorn (pid" in log and f"listening on {up.base_url}/" in log
+        assert re.search(r"worker-1: RQ worker \w+ \(pid \d+\) consuming queue sitewise-learn", log)
+        assert re.search(r"worker-2: RQ worker \w+ \(pid \d+\) consuming queue sitewise-learn", log)
+        everything = descendants(up.process.pid)
+        assert len(everything) >= 1 + 1 + 2 + 2  # redis, gunicorn master + 2 web processes, 2 workers
+
+        status, _, body = http("GET", f"{up.base_url}/healthz")
+        health = json.loads(body)
+        assert status == 200 and health["ok"] and health["redis"]["ok"], health
+
+        # Several workers at once: four sites become due for learning together.
+        for round_ in range(3):
+            for site, pages in sites.items():
+                status, _, body = http("POST", f"{up.base_url}/api/pages", pages[round_])
+                assert status == 201, body
+        for site in sites:
+            wait_for(lambda: http("GET", f"{up.base_url}/rules/{site}")[0] == 200, LEARN_TIMEOUT_S, f"{site} learned")
+        connection = redis.Redis.from_url(f"unix://{tmp_path / 'data' / 'redis.sock'}")
+        finished = FinishedJobRegistry(queue=learn_queue(connection)).get_job_ids()
+        workers_used = {Job.fetch(job_id, connection=connection).worker_name for job_id in finished}
+        print(f"{len(finished)} learn jobs done by {len(workers_used)} workers")
+        assert len(finished) >= len(sites) and len(workers_used) == 2
+
+        # A worker that dies is reported (how) and started again, not silently.
+        dead = logged_pid(up.log, r"worker-1: RQ worker \w+ \(pid (\d+)\)")
+        os.kill(dead, signal.SIGKILL)
+        up.wait_for_log(f"worker-1 (pid {dead}) killed by SIGKILL; restarting it")
+        up.wait_for_log("worker-1: restarted as pid")
+        status, _, body = http("GET", f"{up.base_url}/healthz")
+        assert status == 200
+
+        exit_code = up.stop()
+        log = up.log
+
+    assert exit_code == 0, log
+    # Stopped in order: web, then workers, then Redis; nothing left running.
+    web_done = log.index("web (pid")
+    assert web_done < log.index("worker-2 (pid") < log.index("redis: stopped")
+    assert re.search(r"worker-2 \(pid \d+\) exited with status 0", log)
+    assert "sitewise stopped" in log
+    assert pids_alive(everything) == []
+
+
+def test_ctrl_c_lets_a_learning_job_finish_and_data_survives_a_restart(tmp_path, sites):
+    data = tmp_path / "data"
+    site, pages = "courier.test", sites["courier.test"]
+    with sitewise_up(data, "--workers", "1") as up:
+        for page in pages[:3]:  # the third upload queues learning
+            assert http("POST", f"{up.base_url}/api/pages", page)[0] == 201
+        connection = redis.Redis.from_url(f"unix://{data / 'redis.sock'}")
+        started = StartedJobRegistry(queue=learn_queue(connection))
+        job_id = wait_for(lambda: started.get_job_ids(), LEARN_TIMEOUT_S, "learning to start", 0.01)[0]
+        # Ctrl-C in a terminal: SIGINT to the foreground process group. The children run in their own
+        # groups, so only the supervisor (alone in its group here) gets it, and it stops them in order.
+        os.killpg(up.process.pid, signal.SIGINT)
+        up.process.wait(timeout=120)
+        log = up.log
+    assert up.process.returncode == 0, log
+    assert "SIGINT: stopping" in log and "warm shut down requested" in log
+
+    # The job finished before Redis stopped, and its rules were saved: read them back from the files.
+    with EmbeddedRedis(data) as server:
+        connection = redis.Redis.from_url(server.url)
+        assert Job.fetch(job_id, connection=connection).get_status() == JobStatus.FINISHED
+        assert connection.hget(f"sw:site:{site}:meta", "rule_version") == b"1"
+        # REDIS_URL given: sitewise up uses that Redis and starts none of its own.
+        with sitewise_up(tmp_path / "unused", "--workers", "1", env={"REDIS_URL": server.url}) as again:
+            assert f"using Redis at {server.url} (REDIS_URL)" in again.log
+            assert "embedded redis-server" not in again.log
+            status, _, body = http("GET", f"{again.base_url}/rules/{site}")
+            assert status == 200 and json.loads(body)["version"] == 1
+        assert connection.ping()  # not ours to stop
+
+
+def test_up_refuses_an_unreachable_redis_url(tmp_path):
+    result = subprocess.run(
+        [sys.executable, "-m", "sitewise", "up", "--port", "1", "--data-dir", str(tmp_path)],
+        env={**os.environ, "REDIS_URL": f"unix://{tmp_path}/nothing.sock"}, capture_output=True, text=True, timeout=60,
+    )
+    assert result.returncode == 1
+    assert "does not answer" in result.stderr
+
+
+@pytest.mark.parametrize("args", [["--port", "0"], ["--workers", "0"], ["--port", "http"]])
+def test_up_refuses_bad_options(args):
+    result = subprocess.run([sys.executable, "-m", "sitewise", "up", *args], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2 and "error" in result.stderr
