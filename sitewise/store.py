@@ -178,6 +178,14 @@ class Store:
         body = self.redis.hget(_key(site, "rules"), str(version))
         return json.loads(body) if body else None
 
+    def rules_stamp(self, site: str) -> tuple[int, str] | None:
+        """The current rule version and when it became current, in one round trip (None: not learned).
+        Versions are never rewritten, so a reader holding this version's body may re-use it."""
+        version, learned_at = self.redis.hmget(_key(site, "meta"), "rule_version", "learned_at")
+        if not version:
+            return None
+        return int(version), (learned_at or b"").decode()
+
     def rule_versions(self, site: str) -> list[int]:
         return sorted(int(v) for v in self.redis.hkeys(_key(site, "rules")))
 

@@ -490,3 +490,17 @@ def test_admin_relearn_queues_a_forced_job(client, store):
     assert job.id == response.get_json()["job"]
     assert job.args == ("news.example",) and job.kwargs == {"force": True}
     assert client.get("/healthz").get_json()["queue"]["learn"] == 1
+
+
+def test_rules_read_from_memory_follow_the_store(client, store):
+    def rules(name):
+        return {"templates": [{"name": name, "match": [], "include": ["main"], "exclude": [], "words": [1, 9]}]}
+
+    store.put_rules("news.example", rules("first"))
+    assert client.get("/rules/news.example").get_json()["templates"][0]["name"] == "first"
+    assert client.get("/rules/news.example").get_json()["templates"][0]["name"] == "first"  # from memory
+    store.delete_site("news.example")
+    assert client.get("/rules/news.example").status_code == 404
+    store.put_rules("news.example", rules("again"))  # version 1 once more, other rules
+    body = client.get("/rules/news.example").get_json()
+    assert body["version"] == 1 and body["templates"][0]["name"] == "again"
