@@ -1,0 +1,249 @@
+"""Collection throughput: stored pages rendered offline in one Chromium, pages/s and ms/page.
+
+``sitewise bench collect --manifest ../shared/data/dragnet [--limit N] [--workers 1,2,4]`` renders each
+page's stored HTML with the network blocked (no disk cache: every page is really rendered), once per
+worker count, and reports for each run: pages/s over the batch, ms/page (median and p95 of each page's
+own wall time), the time collect.js itself took in the page, and the CPU seconds the whole process tree
+(Python, Playwright's driver, Chromium) spent per page, which, unlike wall time, does not grow when other
+programs share the cores. It also scores every collected page's text against the truth (bag-of-words
+recall of all blocks: how much of the article the collector keeps). Writes ``docs/bench-collect.md``.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import platform
+import resource
+import shlex
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Sequence
+
+#: Where the report goes, relative to the working directory (the repository when run by hand).
+DEFAULT_REPORT = Path("docs") / "bench-collect.md"
+#: The issue's throughput target, pages per second with one browser on 2 cores.
+TARGET_PAGES_PER_S = 10.0
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--manifest", required=True, metavar="M", help="manifest of stored pages (file or set folder)")
+    parser.add_argument("--limit", type=int, metavar="N", help="use the first N pages")
+    parser.add_argument("--workers", default="4", metavar="N[,N...]",
+                        help="pages rendered at once; a comma list runs once per value (default 4)")
+    parser.add_argument("--timeout", type=float, default=30.0, metavar="S", help="seconds per page (default 30)")
+    parser.add_argument("--report", default=str(DEFAULT_REPORT), metavar="FILE",
+                        help=f"markdown report to write (default {DEFAULT_REPORT})")
+
+
+@dataclass
+class Run:
+    """One pass over the pages with one worker count."""
+
+    workers: int
+    pages: int
+    seconds: float
+    launch_seconds: float
+    cpu_seconds: float
+    page_ms: list[float] = field(default_factory=list)
+    collect_ms: list[float] = field(default_factory=list)
+    blocks: list[int] = field(default_factory=list)
+    recalls: list[float] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
+
+    @property
+    def pages_per_s(self) -> float:
+        return self.pages / self.seconds if self.seconds else float("nan")
+
+    @property
+    def cpu_ms_per_page(self) -> float:
+        return 1000 * self.cpu_seconds / self.pages if self.pages else float("nan")
+
+
+def run(args: argparse.Namespace) -> int:
+    from sitewise.collect import StoredPage, stored_url
+    from sitewise.manifest import read_manifest
+
+    try:
+        worker_counts = [int(value) for value in str(args.workers).split(",") if value.strip()]
+    except ValueError:
+        raise ValueError(f"--workers must be numbers separated by commas, not {args.workers!r}") from None
+    if not worker_counts or min(worker_counts) < 1:
+        raise ValueError("--workers needs at least one count of 1 or more")
+    entries = [entry for entry in read_manifest(args.manifest) if entry.raw.get("html")]
+    if args.limit is not None:
+        entries = entries[: args.limit]
+    if not entries:
+        raise ValueError(f"no pages with stored HTML in {args.manifest}")
+    items = [StoredPage(stored_url(e.url, e.site, e.id), e.html_bytes() or b"") for e in entries]
+    truths = [None if entry.mismatch else entry.truth() for entry in entries]
+    load_before = os.getloadavg()
+    runs = [_measure(items, truths, [entry.id for entry in entries], workers, args.timeout) for workers in worker_counts]
+    load_after = os.getloadavg()
+    for result in runs:
+        print(_summary_line(result))
+    report = Path(args.report)
+    report.parent.mkdir(parents=True, exist_ok=True)
+    report.write_text(_report(args, runs, load_before, load_after), encoding="utf-8")
+    print(f"report: {report}")
+    return 0
+
+
+def _measure(
+    items: Sequence[Any], truths: Sequence[str | None], ids: Sequence[str], workers: int, timeout_s: float
+) -> Run:
+    """Render every item with a fresh collector; CPU is measured over the collector's whole life
+    (its child processes are counted once they have exited, i.e. after the collector closes)."""
+    from sitewise.collect import Collector
+    from sitewise.metrics import word_prf
+
+    cpu_before = _cpu_seconds()
+    started = time.perf_counter()
+    with Collector(workers=workers, timeout_s=timeout_s) as collector:
+        launched = time.perf_counter()
+        outcomes = collector.run_many(items, progress=sys.stderr.isatty())
+        finished = time.perf_counter()
+    result = Run(
+        workers=workers,
+        pages=len(items),
+        seconds=finished - launched,
+        launch_seconds=launched - started,
+        cpu_seconds=_cpu_seconds() - cpu_before,
+    )
+    for page_id, truth, outcome in zip(ids, truths, outcomes):
+        result.page_ms.append(1000 * outcome.seconds)
+        if outcome.page is None:
+            result.failures.append(f"{page_id}: {outcome.error.message if outcome.error else '?'}")
+            continue
+        result.blocks.append(len(outcome.page.blocks))
+        if outcome.collect_ms is not None:
+            result.collect_ms.append(outcome.collect_ms)
+        if truth is not None and truth.strip():
+            result.recalls.append(word_prf(outcome.page.text, truth).recall)
+    return result
+
+
+def _cpu_seconds() -> float:
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def percentile(values: Sequence[float], share: float) -> float:
+    """Nearest-rank quantile (``share`` in 0..1); NaN for no values."""
+    ordered = sorted(values)
+    if not ordered:
+        return float("nan")
+    rank = min(len(ordered), max(1, math.ceil(share * len(ordered))))
+    return ordered[rank - 1]
+
+
+def _median(values: Sequence[float]) -> float:
+    return statistics.median(values) if values else float("nan")
+
+
+def _summary_line(result: Run) -> str:
+    return (
+        f"workers={result.workers}: {result.pages} pages in {result.seconds:.1f}s = {result.pages_per_s:.2f} pages/s; "
+        f"ms/page median {_median(result.page_ms):.0f}, p95 {percentile(result.page_ms, 0.95):.0f}; "
+        f"collect.js median {_median(result.collect_ms):.1f} ms, p95 {percentile(result.collect_ms, 0.95):.1f} ms; "
+        f"CPU {result.cpu_ms_per_page:.0f} ms/page; {len(result.failures)} failed; "
+        f"all-text recall mean {_mean(result.recalls):.4f}"
+    )
+
+
+def _mean(values: Sequence[float]) -> float:
+    return statistics.fmean(values) if values else float("nan")
+
+
+def _report(args: argparse.Namespace, runs: Sequence[Run], load_before: tuple, load_after: tuple) -> str:
+    command = "sitewise bench collect " + " ".join(
+        shlex.quote(part)
+        for part in (
+            ["--manifest", str(args.manifest)]
+            + (["--limit", str(args.limit)] if args.limit is not None else [])
+            + ["--workers", str(args.workers), "--timeout", f"{args.timeout:g}"]
+        )
+    )
+    lines = [
+        "# Collection throughput",
+        "",
+        f"`{command}` — {datetime.now(timezone.utc).strftime('%Y-%m-%d %H:%M UTC')}",
+        "",
+        "Stored pages rendered offline in one headless Chromium (Debian's), every request but the page "
+        "itself aborted, collected with `bookmarklet/collect.js` and validated as sitewise pages; no render "
+        "cache. *pages/s* is the batch's pages over its wall time (browser start excluded); *ms/page* is each "
+        "page's own wall time (tab, navigation, load, collection, validation; several run at once); "
+        "*collect.js* is the collector's own time inside the page; *CPU ms/page* is the CPU time of the whole "
+        "process tree (Python, Playwright driver, Chromium, browser start included) per page. *Projected* = "
+        f"{os.cpu_count()} cores / CPU per page: the rate an otherwise idle machine could reach.",
+        "",
+        f"Machine: {os.cpu_count()} cores, {platform.platform()}, {_chromium_version()}. Load average "
+        f"(1/5/15 min) {_load(load_before)} before, {_load(load_after)} after.",
+        "",
+        *_contention_note(load_before, load_after),
+        "| workers | pages | pages/s | ms/page median | ms/page p95 | collect.js median | collect.js p95 "
+        "| CPU ms/page | projected pages/s | blocks/page median | failed |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for result in runs:
+        projected = (os.cpu_count() or 1) * 1000 / result.cpu_ms_per_page
+        lines.append(
+            f"| {result.workers} | {result.pages} | {result.pages_per_s:.2f} | {_median(result.page_ms):.0f} "
+            f"| {percentile(result.page_ms, 0.95):.0f} | {_median(result.collect_ms):.1f} ms "
+            f"| {percentile(result.collect_ms, 0.95):.1f} ms | {result.cpu_ms_per_page:.0f} | {projected:.1f} "
+            f"| {_median(result.blocks):.0f} | {len(result.failures)} |"
+        )
+    best = max(runs, key=lambda r: r.pages_per_s)
+    lines += [
+        "",
+        f"Target: {TARGET_PAGES_PER_S:g} pages/s. Best measured: {best.pages_per_s:.2f} pages/s "
+        f"({best.workers} workers).",
+        "",
+        "## Does the collector keep the article?",
+        "",
+        "Bag-of-words recall of all collected text against the truth (pages whose truth does not match "
+        "the page left out):",
+        "",
+        "| workers | pages scored | mean recall | median | pages below 0.9 |",
+        "|---|---|---|---|---|",
+    ]
+    for result in runs:
+        below = sum(1 for recall in result.recalls if recall < 0.9)
+        lines.append(
+            f"| {result.workers} | {len(result.recalls)} | {_mean(result.recalls):.4f} "
+            f"| {_median(result.recalls):.4f} | {below} |"
+        )
+    failures = sorted({failure for result in runs for failure in result.failures})
+    if failures:
+        lines += ["", "## Failed pages", ""] + [f"- {failure}" for failure in failures]
+    return "\n".join(lines) + "\n"
+
+
+def _contention_note(load_before: tuple, load_after: tuple) -> list[str]:
+    cores = os.cpu_count() or 1
+    if max(load_before[0], load_after[0]) <= cores:
+        return []
+    return [
+        "**Other programs were using the CPU while this ran** (load above the core count): wall times "
+        "and pages/s are inflated by the sharing; CPU ms/page and the projection are the steadier figures.",
+        "",
+    ]
+
+
+def _load(values: tuple) -> str:
+    return " / ".join(f"{value:.1f}" for value in values)
+
+
+def _chromium_version() -> str:
+    from sitewise.collect import CHROMIUM
+
+    try:
+        return subprocess.run([CHROMIUM, "--version"], capture_output=True, text=True, timeout=30).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return "chromium (version unknown)"
