@@ -8,6 +8,10 @@
   // Hourly cache-buster on top of the server's ETag revalidation (some proxies ignore no-cache).
   script.src = server + "/bookmarklet/sitewise.js?v=" + Math.floor(Date.now() / 36e5);
   script.async = true;
+  // A CORS request without credentials: no cookie the reader holds for the server's host goes along
+  // (the server answers /bookmarklet/ with Access-Control-Allow-Origin: *), and no Referer either.
+  script.crossOrigin = "anonymous";
+  script.referrerPolicy = "no-referrer";
   script.onload = function () { script.remove(); };
   script.onerror = function () {
     script.remove();
