@@ -61,8 +61,11 @@ def validate_page(data: Any, prefix: str = "") -> Page:
         field = exc.field if not prefix else f"{prefix}.{exc.field}"
         raise ApiError.bad_field(field, exc.reason, code="invalid_page") from None
     validator = page_validator()
-    if not validator.is_valid(data):
-        error = next(iter(validator.iter_errors(data)))
+    try:
+        error = None if validator.is_valid(data) else next(iter(validator.iter_errors(data)))
+    except ValueError as exc:  # jsonschema-rs refuses values nested deeper than it recurses
+        raise ApiError.bad_field(field_path([], prefix), f"nests too deeply: {exc}", code="invalid_page") from None
+    if error is not None:
         raise ApiError.bad_field(field_path(error.instance_path, prefix), _reason(error.message), code="invalid_page")
     if not is_site_name(page.site):
         raise ApiError.bad_field(field_path(["url"], prefix), f"has no valid host name ({page.site[:60]!r})", code="invalid_page")

@@ -504,3 +504,12 @@ def test_rules_read_from_memory_follow_the_store(client, store):
     store.put_rules("news.example", rules("again"))  # version 1 once more, other rules
     body = client.get("/rules/news.example").get_json()
     assert body["version"] == 1 and body["templates"][0]["name"] == "again"
+
+
+def test_an_extra_field_nested_past_the_validators_depth_is_refused(client, store):
+    nested = "x"
+    for _ in range(900):
+        nested = {"a": nested}
+    response = post_page(client, with_change(page_dict(), "blocks.0.attrs", nested))
+    assert response.status_code == 400 and response.get_json()["error"] == "invalid_page"
+    assert_nothing_stored(store)
