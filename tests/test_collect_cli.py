@@ -2,16 +2,16 @@
 files, uploaded to an HTTP server, or stored in the embedded Redis."""
 from __future__ import annotations
 
-import contextlib
 import gzip
-import http.server
 import json
 import shutil
-import threading
 from pathlib import Path
-from typing import Iterator
 
 import pytest
+from bookmarklet_support import serve_app
+from flask import Flask, request
+from server import create_app
+from server_support import settings_for
 
 from sitewise.cli import main
 from sitewise.commands.collect import file_name
@@ -87,62 +87,42 @@ def test_limit(tmp_path):
     assert [p.name for p in out.iterdir()] == ["set_a.json"]
 
 
-class Receiver(http.server.BaseHTTPRequestHandler):
-    """Accepts POST /api/pages like the sitewise server: the first request is told to come back later."""
-
-    received: list[tuple[dict, dict]] = []
-
-    def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
-        body = self.rfile.read(int(self.headers["Content-Length"]))
-        if not Receiver.received:
-            Receiver.received.append(({}, {}))
-            self.send_response(429)
-            self.send_header("Retry-After", "0")
-            self.end_headers()
-            return
-        Receiver.received.append((dict(self.headers), json.loads(gzip.decompress(body))))
-        if self.path != "/api/pages":
-            self.send_response(404)
-            self.end_headers()
-            return
-        answer = json.dumps({"created": True}).encode()
-        self.send_response(201)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(answer)))
-        self.end_headers()
-        self.wfile.write(answer)
-
-    def log_message(self, *args: object) -> None:
-        pass
+def test_upload_to_the_sitewise_server(store, tmp_path):
+    app = create_app(settings_for(tmp_path), store)
+    with serve_app(app) as base:
+        args = (str(FIXTURES / "nested.html"), str(FIXTURES / "metadata.html"), "--url-base", "http://n.example")
+        assert run_collect(*args, "--server", base + "/") == 0
+        assert run_collect(*args, "--server", base) == 0  # a re-upload replaces
+    assert store.page_count("n.example") == 2
+    page = store.get_page("n.example", "http://n.example/nested.html")
+    assert page is not None and page.blocks[0].text == "Intro text outro text"
 
 
-@contextlib.contextmanager
-def receiver() -> Iterator[str]:
-    Receiver.received = []
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Receiver)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}"
-    finally:
-        server.shutdown()
-        server.server_close()
+def test_server_refusals_are_reported_per_page(store, tmp_path, capsys):
+    app = create_app(settings_for(tmp_path), store)
+    with serve_app(app) as base:
+        assert run_collect(str(FIXTURES / "nested.html"), "--server", base + "/nowhere") == 1
+    err = capsys.readouterr().err
+    assert "FAILED" in err and "server answered 404" in err
 
 
-def test_upload_to_a_server_gzip_json_with_retry(tmp_path):
-    with receiver() as base:
-        assert run_collect(str(FIXTURES / "nested.html"), "--url-base", "http://n.example", "--server", base + "/") == 0
-    (headers, page_json), = Receiver.received[1:]
-    assert headers["Content-Encoding"] == "gzip" and headers["Content-Type"] == "application/json"
-    page = Page.from_dict(page_json)
-    assert page.url == "http://n.example/nested.html" and page.blocks[0].text == "Intro text outro text"
+def test_uploads_wait_when_the_server_asks(monkeypatch):
+    """A 429 with Retry-After is waited out and retried; the gzip JSON body is what arrives."""
+    received: list[dict] = []
+    app = Flask(__name__)
 
+    @app.post("/api/pages")
+    def pages():
+        if not received:
+            received.append({})
+            return {"error": "rate_limited", "message": "slow down"}, 429, {"Retry-After": "0"}
+        assert request.headers["Content-Encoding"] == "gzip"
+        received.append(json.loads(gzip.decompress(request.get_data())))
+        return {"created": True}, 201
 
-def test_server_errors_are_reported_per_page(capsys):
-    with receiver() as base:
-        Receiver.received = [({}, {})]  # no 429 this time
-        assert run_collect(str(FIXTURES / "nested.html"), "--server", base + "/wrong") == 1
-    assert "FAILED" in capsys.readouterr().err
+    with serve_app(app) as base:
+        assert run_collect(str(FIXTURES / "inline.html"), "--url-base", "http://r.example", "--server", base) == 0
+    assert Page.from_dict(received[1]).url == "http://r.example/inline.html"
 
 
 def test_default_output_is_the_store(redis_server, redis_client, monkeypatch):
