@@ -14,9 +14,9 @@
  *   3. readMetadata      url, canonical_url, titles, descriptions, lang, viewport.
  *
  * What counts as hidden (the element and everything inside it is skipped):
- *   - content that is never rendered as text: script, style, noscript, template, svg, iframe, object,
- *     embed, canvas, audio, video, select, textarea, head; the body of a closed <details>; and the
- *     reader's sitewise panel (<sitewise-panel>);
+ *   - content that is never rendered as text: script, style, template, svg, iframe, object, embed,
+ *     canvas, audio, video, select, textarea, head, noscript (unless the page's scripts are off); the
+ *     body of a closed <details>; and the reader's sitewise panel (<sitewise-panel>);
  *   - display:none; content-visibility:hidden (its contents);
  *   - a box that clips its overflow and is at most 1px wide or high (collapsed panels, "sr-only");
  *     a zero-size box that does not clip still shows its text, so it is kept;
@@ -66,7 +66,7 @@
   // Elements whose content never shows as page text (or is user input, not page text), and the
   // reader's own sitewise panel (bookmarklet/sitewise.js opens it before collecting).
   var UNRENDERED_TAGS = {
-    script: 1, style: 1, noscript: 1, template: 1, svg: 1, iframe: 1, frame: 1, frameset: 1,
+    script: 1, style: 1, template: 1, svg: 1, iframe: 1, frame: 1, frameset: 1,
     object: 1, embed: 1, canvas: 1, audio: 1, video: 1, select: 1, datalist: 1, textarea: 1, head: 1,
     "sitewise-panel": 1
   };
@@ -126,7 +126,9 @@
     }
     var pageWidth = Math.max(document.documentElement.scrollWidth, window.innerWidth);
     var records = [];
-    var rootContext = {block: null, inLink: false, attrs: NO_ATTRS, textVisible: true};
+    var rootContext = {
+      block: null, inLink: false, attrs: NO_ATTRS, textVisible: true, scripting: isScriptingEnabled()
+    };
     var stack = [root, rootContext];
     while (stack.length) {
       var context = stack.pop();
@@ -166,7 +168,7 @@
   // The context for an element's children, or null when the element and its content are not shown.
   function enterElement(element, context, styleOf, pageWidth) {
     var tag = element.localName;
-    if (UNRENDERED_TAGS[tag] === 1) return null;
+    if (UNRENDERED_TAGS[tag] === 1 || (tag === "noscript" && context.scripting)) return null;
     if (tag === "br") {
       if (context.block) context.block.pendingSpace = true;
       return null;
@@ -190,7 +192,20 @@
         textVisible === context.textVisible) {
       return context;
     }
-    return {block: block, inLink: inLink, attrs: attrs, textVisible: textVisible};
+    return {block: block, inLink: inLink, attrs: attrs, textVisible: textVisible, scripting: context.scripting};
+  }
+
+  // <noscript> shows its content only when the page's scripts are off (Playwright can collect with
+  // them off). The parser knows: with scripting on, noscript content is raw text. Asked of a detached
+  // element, so the page is untouched.
+  function isScriptingEnabled() {
+    try {
+      var probe = document.createElement("noscript");
+      probe.innerHTML = "<b></b>";
+      return probe.firstChild === null || probe.firstChild.nodeType === 3;
+    } catch (error) {
+      return true;  // Trusted Types refuse innerHTML strings: a page that enforces them runs scripts
+    }
   }
 
   function displayKind(tag, display) {

@@ -329,3 +329,11 @@ def test_collect_js_as_a_plain_script_adds_two_globals_and_changes_nothing():
     assert after[1] == before[1] and mutations == 0
     assert collected["collector"] == "bookmarklet"
     assert Page.from_dict({**collected, "url": "http://fixture.test/"}).blocks[0].text == "Intro text outro text"
+
+
+def test_noscript_content_shows_only_when_scripts_are_off():
+    body = b"<p>always</p><noscript><p>enable JavaScript</p></noscript>"
+    with Collector(workers=1) as scripted:
+        assert texts(scripted.collect_stored("http://ns.test/", body)) == ["always"]
+    with Collector(workers=1, javascript=False) as unscripted:
+        assert texts(unscripted.collect_stored("http://ns.test/", body)) == ["always", "enable JavaScript"]
