@@ -169,3 +169,11 @@ def start_worker(redis_url: str, log_path: Path, env: dict[str, str] | None = No
         )
     finally:
         log.close()  # the child has its own copy
+
+
+def status_of(url: str) -> int | None:
+    """The HTTP status ``url`` answers with, or None while nothing listens there."""
+    try:
+        return http("GET", url, timeout=5)[0]
+    except (urllib.error.URLError, OSError):
+        return None
