@@ -35,7 +35,7 @@ from typing import Sequence
 
 import numpy as np
 
-from .features import NUMERIC_WEIGHTS, QUANTUM, SOFT_WEIGHTS, TOKEN_WEIGHTS, BlockRecord
+from .features import NUMERIC_NAMES, NUMERIC_WEIGHTS, QUANTUM, SOFT_NAMES, SOFT_WEIGHTS, TOKEN_NAMES, TOKEN_WEIGHTS, BlockRecord
 
 #: The neighbourhood radius, in units of the feature weights (see the module docstring).
 EPS = 0.1
@@ -45,18 +45,10 @@ MIN_SAMPLES = 2
 _NO_NAMES = "\0none"
 
 
-def _row_key(record: BlockRecord) -> tuple:
-    soft = tuple(record.soft[name] for name in SOFT_WEIGHTS)
-    tokens = tuple(record.tokens[name] for name in TOKEN_WEIGHTS)
-    numeric = tuple(round(record.numeric[name] / QUANTUM[name]) for name in NUMERIC_WEIGHTS)
-    return (record.defining, soft, tokens, numeric)
-
-
 def _encode(rows: list[tuple]) -> np.ndarray:
     """Rows of one defining group as vectors whose Manhattan distance is the weighted difference."""
     columns: list[np.ndarray] = []
-    soft_names = list(SOFT_WEIGHTS)
-    for position, name in enumerate(soft_names):
+    for position, name in enumerate(SOFT_NAMES):
         values = [row[1][position] for row in rows]
         vocabulary = sorted(set(values))
         if len(vocabulary) < 2:
@@ -65,7 +57,7 @@ def _encode(rows: list[tuple]) -> np.ndarray:
         block = np.zeros((len(rows), len(vocabulary)))
         block[np.arange(len(rows)), [index[v] for v in values]] = SOFT_WEIGHTS[name] / 2
         columns.append(block)
-    for position, name in enumerate(TOKEN_WEIGHTS):
+    for position, name in enumerate(TOKEN_NAMES):
         sets = [row[2][position] or frozenset([_NO_NAMES]) for row in rows]
         vocabulary = sorted(set().union(*sets))
         if len(vocabulary) < 2:
@@ -75,7 +67,7 @@ def _encode(rows: list[tuple]) -> np.ndarray:
         for r, names in enumerate(sets):
             block[r, [index[t] for t in names]] = TOKEN_WEIGHTS[name] / (2 * len(names))
         columns.append(block)
-    numeric = np.array([[q * QUANTUM[n] * NUMERIC_WEIGHTS[n] for q, n in zip(row[3], NUMERIC_WEIGHTS)] for row in rows])
+    numeric = np.array([[q * QUANTUM[n] * NUMERIC_WEIGHTS[n] for q, n in zip(row[3], NUMERIC_NAMES)] for row in rows])
     columns.append(numeric)
     return np.hstack(columns)
 
@@ -88,7 +80,7 @@ def cluster_blocks(records: Sequence[BlockRecord], eps: float = EPS, min_samples
 
     if not records:
         return np.zeros(0, dtype=int)
-    keys = [_row_key(r) for r in records]
+    keys = [r.row_key() for r in records]
     unique: dict[tuple, int] = {}
     row_of = np.array([unique.setdefault(k, len(unique)) for k in keys])
     rows = list(unique)

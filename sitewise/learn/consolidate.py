@@ -19,6 +19,7 @@ in the number of distinct selector paths:
 """
 from __future__ import annotations
 
+import functools
 from collections import defaultdict
 from dataclasses import dataclass
 from typing import Sequence
@@ -30,8 +31,9 @@ from .selectors import Step
 
 #: Tags that name a region by themselves (HTML5 sectioning and landmarks): usable as containers.
 SEMANTIC_TAGS = frozenset({"article", "main", "aside", "nav", "footer", "header", "figure", "form", "blockquote"})
-#: Tags too common to be a selector on their own or to anchor one.
-GENERIC_TAGS = frozenset({"html", "body", "div", "span"})
+#: Tags that may be excluded by name alone (``aside`` inside an article is never article text; a bare
+#: ``p`` or ``a`` would be far too broad on pages not seen yet).
+EXCLUDABLE_TAGS = frozenset({"aside", "nav", "footer", "form", "button", "figure", "figcaption", "iframe", "select", "small"})
 #: At most this many include / exclude selectors per template: a site's article needs a few, more
 #: would memorise the training pages.
 MAX_INCLUDE = 6
@@ -59,7 +61,8 @@ class Induction:
     selected: np.ndarray  # boolean per distinct path
 
 
-def step_selectors(step: Step, *, for_exclude: bool = False) -> list[tuple[str, float]]:
+@functools.lru_cache(maxsize=65536)
+def step_selectors(step: Step, *, for_exclude: bool = False) -> tuple[tuple[str, float], ...]:
     """Compound selectors describing one step, with their cost."""
     out: list[tuple[str, float]] = []
     if step.id and not is_generated_name(step.id):
@@ -67,9 +70,9 @@ def step_selectors(step: Step, *, for_exclude: bool = False) -> list[tuple[str, 
     for name in sorted(step.classes):
         if not is_generated_name(name):
             out.append((Step(step.tag, "", frozenset([name])).css(), 1.1))
-    if step.tag in SEMANTIC_TAGS or (for_exclude and step.tag not in GENERIC_TAGS | {"p"}):
+    if step.tag in SEMANTIC_TAGS or (for_exclude and step.tag in EXCLUDABLE_TAGS):
         out.append((step.tag, 1.3))
-    return out
+    return tuple(out)
 
 
 class PathIndex:
@@ -95,12 +98,13 @@ class PathIndex:
             self.arrays[key] = (ids[order], shallow[order], deep[order])
 
     @staticmethod
-    def _all_keys(step: Step) -> set[str]:
+    @functools.lru_cache(maxsize=65536)
+    def _all_keys(step: Step) -> frozenset[str]:
         keys = {step.tag}
         if step.id:
             keys.add(Step(step.tag, step.id).css())
         keys.update(Step(step.tag, "", frozenset([c])).css() for c in step.classes)
-        return keys
+        return frozenset(keys)
 
     def single(self, key: str) -> np.ndarray:
         entry = self.arrays.get(key)
@@ -133,7 +137,7 @@ def _candidates(index: PathIndex, sources: np.ndarray, *, for_exclude: bool) -> 
         for depth, key, cost in named:
             for later in range(max(depth + 1, last - PAIR_DEPTH + 1), last + 1):
                 step = steps[later]
-                for child, child_cost in [(step.tag, 0.8)] + step_selectors(step):
+                for child, child_cost in [(step.tag, 0.8), *step_selectors(step)]:
                     for direct in (later == depth + 1, False) if later == depth + 1 else (False,):
                         selector = f"{key} {'> ' if direct else ''}{child}"
                         if selector not in seen:
@@ -143,68 +147,100 @@ def _candidates(index: PathIndex, sources: np.ndarray, *, for_exclude: bool) -> 
     return [c for c in seen.values() if len(c.paths)]
 
 
-def _f1(tp: float, fp: float, positives: float) -> float:
-    denominator = 2 * tp + fp + (positives - tp)
-    return 2 * tp / denominator if denominator > 0 else 0.0
-
-
 def _tie_key(candidate: Candidate) -> tuple[float, int]:
     return (candidate.cost, len(candidate.selector))
 
 
-def _best(scored: list[tuple[float, Candidate, tuple[float, float]]], current: float):
-    """The candidate with the best F1 (the simplest among those within ``MIN_GAIN`` of it), if it
-    improves on ``current``."""
-    if not scored:
+def _membership(candidates: Sequence[Candidate], paths: int) -> "sparse.csr_matrix":
+    """Candidates × paths, 1 where the candidate selects the path: one product scores all candidates."""
+    from scipy import sparse
+
+    rows = np.repeat(np.arange(len(candidates)), [len(c.paths) for c in candidates])
+    columns = np.concatenate([c.paths for c in candidates]) if candidates else np.zeros(0, dtype=int)
+    return sparse.csr_matrix((np.ones(len(columns)), (rows, columns)), shape=(len(candidates), paths))
+
+
+def _pick(f1: np.ndarray, candidates: Sequence[Candidate], current: float) -> int | None:
+    """The candidate with the best F1 — the simplest among those within ``MIN_GAIN`` of it — if it
+    improves on ``current`` by more than ``MIN_GAIN``."""
+    if not len(f1):
         return None
-    top = max(f1 for f1, _, _ in scored)
+    top = float(f1.max())
     if top <= current + MIN_GAIN:
         return None
-    return min((item for item in scored if item[0] >= top - MIN_GAIN), key=lambda item: _tie_key(item[1]))
+    near = np.nonzero(f1 >= top - MIN_GAIN)[0]
+    return int(min(near, key=lambda i: _tie_key(candidates[i])))
+
+
+def _equivalents(chosen: Candidate, candidates: Sequence[Candidate]) -> list[str]:
+    """Other single compounds that select exactly the same paths (``div.entry-content`` and
+    ``div.article-body`` on one element): listed with the chosen one, the rule still holds when a
+    redesign or another layout of the site keeps only one of the names."""
+    if " " in chosen.selector:
+        return []
+    same = [
+        c.selector for c in candidates
+        if c is not chosen and " " not in c.selector and c.selector not in SEMANTIC_TAGS
+        and len(c.paths) == len(chosen.paths) and np.array_equal(c.paths, chosen.paths)
+    ]
+    return sorted(same)
 
 
 def induce(
-    paths: Sequence[tuple[Step, ...]], positive: np.ndarray, negative: np.ndarray
+    paths: "Sequence[tuple[Step, ...]] | PathIndex",
+    positive: np.ndarray,
+    negative: np.ndarray,
+    *,
+    equivalents: bool = True,
 ) -> Induction:
-    """Include and exclude selectors that select the positive weight of the paths and little else."""
-    index = PathIndex(paths)
+    """Include and exclude selectors that select the positive weight of the paths and little else.
+
+    ``paths`` may be a :class:`PathIndex` already built over the same paths (learning builds one per
+    site). With ``equivalents``, each include lists the single compounds equivalent to it on the
+    training pages (see :func:`_equivalents`)."""
+    index = paths if isinstance(paths, PathIndex) else PathIndex(paths)
+    count = len(index.paths)
     total = float(positive.sum())
-    selected = np.zeros(len(paths), dtype=bool)
+    selected = np.zeros(count, dtype=bool)
     if total <= 0:
         return Induction([], [], 0.0, selected)
     include: list[str] = []
     tp = fp = current = 0.0
     candidates = _candidates(index, np.nonzero(positive > 0)[0], for_exclude=False)
-    while len(include) < MAX_INCLUDE:
-        scored = []
-        for candidate in candidates:
-            new = candidate.paths[~selected[candidate.paths]]
-            gain = (float(positive[new].sum()), float(negative[new].sum()))
-            scored.append((_f1(tp + gain[0], fp + gain[1], total), candidate, gain))
-        chosen = _best(scored, current)
-        if chosen is None:
+    membership = _membership(candidates, count)
+    alive = np.ones(len(candidates), dtype=bool)
+    while len(include) < MAX_INCLUDE and alive.any():
+        free = ~selected
+        gain_tp = membership @ (positive * free)
+        gain_fp = membership @ (negative * free)
+        new_tp = tp + gain_tp
+        f1 = 2 * new_tp / np.maximum(2 * new_tp + fp + gain_fp + (total - new_tp), 1e-12)
+        f1[~alive] = -1.0
+        best = _pick(f1, candidates, current)
+        if best is None:
             break
-        current, best, gain = chosen
-        include.append(best.selector)
-        selected[best.paths] = True
-        tp, fp = tp + gain[0], fp + gain[1]
-        candidates = [c for c in candidates if c is not best]
+        chosen = candidates[best]
+        include.append(", ".join([chosen.selector] + (_equivalents(chosen, candidates) if equivalents else [])))
+        selected[chosen.paths] = True
+        tp, fp, current = float(new_tp[best]), fp + float(gain_fp[best]), float(f1[best])
+        alive[best] = False
 
     exclude: list[str] = []
     exclusions = _candidates(index, np.nonzero(selected & (negative > 0))[0], for_exclude=True)
-    while len(exclude) < MAX_EXCLUDE:
-        scored = []
-        for candidate in exclusions:
-            gone = candidate.paths[selected[candidate.paths]]
-            if len(gone):
-                loss = (float(positive[gone].sum()), float(negative[gone].sum()))
-                scored.append((_f1(tp - loss[0], fp - loss[1], total), candidate, loss))
-        chosen = _best(scored, current)
-        if chosen is None:
+    membership = _membership(exclusions, count)
+    alive = np.ones(len(exclusions), dtype=bool)
+    while len(exclude) < MAX_EXCLUDE and alive.any():
+        loss_tp = membership @ (positive * selected)
+        loss_fp = membership @ (negative * selected)
+        new_tp = tp - loss_tp
+        f1 = 2 * new_tp / np.maximum(2 * new_tp + (fp - loss_fp) + (total - new_tp), 1e-12)
+        f1[~alive | (loss_tp + loss_fp <= 0)] = -1.0
+        best = _pick(f1, exclusions, current)
+        if best is None:
             break
-        current, best, loss = chosen
-        exclude.append(best.selector)
-        selected[best.paths] = False
-        tp, fp = tp - loss[0], fp - loss[1]
-        exclusions = [c for c in exclusions if c is not best]
+        chosen = exclusions[best]
+        exclude.append(chosen.selector)
+        selected[chosen.paths] = False
+        tp, fp, current = float(new_tp[best]), fp - float(loss_fp[best]), float(f1[best])
+        alive[best] = False
     return Induction(include, exclude, current, selected)

@@ -14,9 +14,10 @@ Features come in two kinds, and the split is what makes the clustering in :mod:`
 """
 from __future__ import annotations
 
+import functools
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Sequence
 
 from ..page import Block, Page
@@ -70,6 +71,7 @@ _MIXED_CASE_HASH = re.compile(r"^(?=.*[a-z])(?=.*[A-Z])(?=.*\d)[A-Za-z0-9_-]{5,}
 MAX_NAME_LENGTH = 40
 
 
+@functools.lru_cache(maxsize=65536)
 def is_generated_name(name: str) -> bool:
     """True for ids and classes a program made up (they change from page to page or build to build):
     digit-heavy (``li_ui_li_gen_1384574767187_0``, ``post-8812``), hashed (``css-1x9zkq``, ``a3f9c2e1b7``,
@@ -82,33 +84,72 @@ def is_generated_name(name: str) -> bool:
     return bool(_HEXISH.match(name) and digits) or bool(_MIXED_CASE_HASH.match(name))
 
 
-def stable_names(step: Step) -> list[str]:
+@functools.lru_cache(maxsize=65536)
+def stable_names(step: Step) -> tuple[str, ...]:
     """A step's id (as ``#id``) and classes (as ``.class``) that are not generated."""
     names = [f"#{step.id}"] if step.id and not is_generated_name(step.id) else []
     names += [f".{c}" for c in sorted(step.classes) if not is_generated_name(c)]
-    return names
+    return tuple(names)
 
 
-@dataclass
+#: Soft features in :data:`SOFT_WEIGHTS` order; the first two come from the path, the rest from style.
+SOFT_NAMES = tuple(SOFT_WEIGHTS)
+_SOFT_STYLE = tuple(n for n in SOFT_NAMES if n not in ("parent", "grandparent"))
+_DEFINING_STYLE = DEFINING[1:]
+TOKEN_NAMES = tuple(TOKEN_WEIGHTS)
+NUMERIC_NAMES = tuple(NUMERIC_WEIGHTS)
+#: Defaults for ``map(style.get, names, _BLANKS)``: a missing property reads as "".
+_BLANKS = ("",) * len(SOFT_WEIGHTS)
+_QUANTA = tuple(QUANTUM[n] for n in NUMERIC_NAMES)
+
+
+#: Words in class/id names of non-article parts (whole words of a name split at -, _ and case changes).
+NON_ARTICLE_WORDS = frozenset(
+    "comment comments share sharing social related recommended recommendations promo promos promoted advert "
+    "advertisement advertising ad ads sponsor sponsored newsletter subscribe subscription signup popular "
+    "trending outbrain taboola disqus breadcrumb breadcrumbs toolbar pagination pager tags tagcloud widget "
+    "sidebar footer nav navigation menu masthead livefyre respond reply replies trackback trackbacks".split()
+)
+_NAME_PARTS = re.compile(r"[-_\s]+|(?<=[a-z])(?=[A-Z])")
+#: How many steps (the block and its nearest ancestors) are looked at for non-article names.
+NAMED_STEPS = 5
+
+
+@functools.lru_cache(maxsize=65536)
+def non_article_name(step: Step) -> bool:
+    """True when the element's id or a class names a non-article part (comments, share bar, ad, …)."""
+    for name in ([step.id] if step.id else []) + sorted(step.classes):
+        parts = {p.lower() for p in _NAME_PARTS.split(name) if p}
+        if parts & NON_ARTICLE_WORDS:
+            return True
+    return False
+
+
+@dataclass(slots=True)
 class BlockRecord:
-    """One block of a site's pages, with everything learning needs about it."""
+    """One block of a site's pages, with everything learning needs about it. Feature tuples follow
+    :data:`DEFINING`, :data:`SOFT_NAMES`, :data:`TOKEN_NAMES` and :data:`NUMERIC_NAMES`."""
 
     page: int
     index: int
     block: Block
     steps: tuple[Step, ...]
     defining: tuple[str, ...]
-    soft: dict[str, str]
-    tokens: dict[str, frozenset[str]]
-    numeric: dict[str, float]
-    chars: int = field(init=False)
-
-    def __post_init__(self) -> None:
-        self.chars = len(self.block.text)
+    soft: tuple[str, ...]
+    tokens: tuple[frozenset[str], ...]
+    numeric: tuple[float, ...]
+    chars: int
+    #: The block or one of its nearest ancestors is named like a non-article part.
+    named: bool
 
     @property
     def text(self) -> str:
         return self.block.text
+
+    def row_key(self) -> tuple:
+        """The record's features with numbers rounded to :data:`QUANTUM`: equal keys are merged before
+        clustering (see :mod:`.cluster`)."""
+        return (self.defining, self.soft, self.tokens, tuple(round(v / q) for v, q in zip(self.numeric, _QUANTA)))
 
 
 def page_width(page: Page) -> float:
@@ -126,6 +167,20 @@ def _steps(block: Block) -> tuple[Step, ...]:
         return tuple(Step(tag) for tag in block.path[1:]) or (Step(block.tag),)
 
 
+@functools.lru_cache(maxsize=65536)
+def _structure(steps: tuple[Step, ...]) -> tuple[str, str, tuple[frozenset[str], frozenset[str]], bool]:
+    """Parent tag, grandparent tag, the (ancestors', own) stable names of a path, and whether it is named
+    like a non-article part: shared by every block with the same path, so computed once per path."""
+    ancestors: set[str] = set()
+    for step in steps[-1 - ANCESTOR_STEPS : -1]:
+        ancestors.update(stable_names(step))
+    own = frozenset(stable_names(steps[-1])) if steps else frozenset()
+    parent = steps[-2].tag if len(steps) > 1 else ""
+    grandparent = steps[-3].tag if len(steps) > 2 else ""
+    named = any(non_article_name(step) for step in steps[-NAMED_STEPS:])
+    return parent, grandparent, (frozenset(ancestors), own), named
+
+
 def describe_blocks(pages: Sequence[Page]) -> list[BlockRecord]:
     """A record for every block of the pages, in page then document order."""
     records = []
@@ -138,20 +193,19 @@ def describe_blocks(pages: Sequence[Page]) -> list[BlockRecord]:
 
 def describe_block(page_number: int, index: int, block: Block, width: float) -> BlockRecord:
     steps = _steps(block)
-    style = block.style
+    get = block.style.get
     tag = steps[-1].tag if steps else block.tag
-    defining = (tag,) + tuple(style.get(name, "") for name in DEFINING[1:])
-    soft = {name: style.get(name, "") for name in SOFT_WEIGHTS if name not in ("parent", "grandparent")}
-    soft["parent"] = steps[-2].tag if len(steps) > 1 else ""
-    soft["grandparent"] = steps[-3].tag if len(steps) > 2 else ""
-    ancestors: set[str] = set()
-    for step in steps[-1 - ANCESTOR_STEPS : -1]:
-        ancestors.update(stable_names(step))
-    tokens = {"ancestors": frozenset(ancestors), "own": frozenset(stable_names(steps[-1])) if steps else frozenset()}
-    numeric = {
-        "left": max(0.0, block.box.left) / width,
-        "width": max(0.0, block.box.width) / width,
-        "length": min(MAX_LOG_LENGTH, math.log1p(len(block.text))),
-        "links": min(1.0, block.link_density),
-    }
-    return BlockRecord(page_number, index, block, steps, defining, soft, tokens, numeric)
+    parent, grandparent, tokens, named = _structure(steps)
+    chars = len(block.text)
+    numeric = (
+        max(0.0, block.box.left) / width,
+        max(0.0, block.box.width) / width,
+        min(MAX_LOG_LENGTH, math.log1p(chars)),
+        min(1.0, block.link_chars / max(1, chars)),
+    )
+    return BlockRecord(
+        page_number, index, block, steps,
+        (tag, *map(get, _DEFINING_STYLE, _BLANKS)),
+        (parent, grandparent, *map(get, _SOFT_STYLE, _BLANKS)),
+        tokens, numeric, chars, named,
+    )

@@ -30,7 +30,7 @@ from ..page import Page
 from .cluster import cluster_blocks
 from .consolidate import PathIndex, induce, step_selectors
 from .features import BlockRecord, describe_blocks
-from .rules import RULES_FORMAT, Extraction, apply_rules, count_words, now_iso, select_blocks
+from .rules import RULES_FORMAT, Extraction, RuleMatcher, apply_rules, count_words, now_iso, select_blocks
 from .scoring import analyse_text
 from .selection import Selection, apply_feedback, select_article
 from .selectors import Step
@@ -122,7 +122,7 @@ class SiteLearner:
             )
             apply_feedback(pages, records, selection, feedback)
             positive, negative = _path_weights(records, path_of, len(paths), selection)
-            induced = induce(paths, positive, negative)
+            induced = induce(index, positive, negative)
             if not induced.include:
                 unlearned.extend(group.pages)
                 continue
@@ -192,17 +192,21 @@ def _path_weights(
     records: Sequence[BlockRecord], path_of: Sequence[int], count: int, selection: Selection
 ) -> tuple[np.ndarray, np.ndarray]:
     """Positive and negative weight of each distinct path on the template's pages; every page's article
-    weighs 1 in total, so long articles do not drown short ones."""
+    weighs 1 in total, so long articles do not drown short ones (a page without article text weighs 1
+    in total, all negative)."""
     members = set(selection.pages)
+    positive_total: dict[int, float] = defaultdict(float)
     page_total: dict[int, float] = defaultdict(float)
     for n, record in enumerate(records):
-        if record.page in members and selection.article[n]:
+        if record.page in members:
             page_total[record.page] += selection.weight[n]
+            if selection.article[n]:
+                positive_total[record.page] += selection.weight[n]
     positive, negative = np.zeros(count), np.zeros(count)
     for n, record in enumerate(records):
         if record.page not in members:
             continue
-        share = selection.weight[n] / max(page_total[record.page], 1.0)
+        share = selection.weight[n] / max(positive_total[record.page] or page_total[record.page], 1.0)
         if selection.article[n]:
             positive[path_of[n]] += share
         else:
@@ -277,9 +281,10 @@ def _measure(
     for n, record in enumerate(records):
         by_page[record.page].append(n)
     words, scores, references = [], [], {}
+    matcher = RuleMatcher(include, exclude)
     for page in selection.pages:
         blocks = pages[page].blocks
-        chosen = select_blocks(blocks, include, exclude)
+        chosen = matcher.select(blocks)
         text = "\n".join(blocks[i].text for i in chosen)
         reference = "\n".join(records[n].text for n in by_page[page] if selection.article[n])
         references[page] = reference

@@ -193,15 +193,25 @@ def block_steps(block: Block) -> tuple[Step, ...]:
         return ()
 
 
+class RuleMatcher:
+    """An include/exclude pair, reusable across the pages of a site (its memo grows with the paths)."""
+
+    def __init__(self, include: Sequence[str], exclude: Sequence[str]) -> None:
+        self.included, self.excluded = BlockMatcher(include), BlockMatcher(exclude)
+
+    def select(self, blocks: Sequence[Block]) -> list[int]:
+        """Indices of the blocks selected, in document order."""
+        out = []
+        for index, block in enumerate(blocks):
+            steps = block_steps(block)
+            if self.included.selects(steps) and not self.excluded.selects(steps):
+                out.append(index)
+        return out
+
+
 def select_blocks(blocks: Sequence[Block], include: Sequence[str], exclude: Sequence[str]) -> list[int]:
     """Indices of the blocks an include/exclude pair selects, in document order."""
-    included, excluded = BlockMatcher(include), BlockMatcher(exclude)
-    out = []
-    for index, block in enumerate(blocks):
-        steps = block_steps(block)
-        if included.selects(steps) and not excluded.selects(steps):
-            out.append(index)
-    return out
+    return RuleMatcher(include, exclude).select(blocks)
 
 
 def choose_template_for_blocks(templates: Iterable[dict[str, Any]], blocks: Sequence[Block]) -> dict[str, Any] | None:

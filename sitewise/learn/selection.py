@@ -17,7 +17,6 @@ Phases, in order:
 """
 from __future__ import annotations
 
-import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Sequence
@@ -26,8 +25,8 @@ import numpy as np
 
 from ..page import Page
 from ..text import terms
-from .features import BlockRecord
-from .scoring import ClusterStats, SiteText, cosine
+from .features import BlockRecord, non_article_name
+from .scoring import ClusterStats, SiteText, similarity
 from .selectors import Step
 
 #: The region is the deepest element holding at least this share of the seed's text on the page
@@ -44,25 +43,6 @@ MIN_HEADLINE_SIMILARITY = 0.5
 HEADLINE_TAGS = frozenset({"h1", "h2"})
 #: How much more a block marked by a reader weighs than an ordinary block of the same length.
 FEEDBACK_WEIGHT = 20.0
-
-#: Words in class/id names of non-article parts (whole words of a name split at - and _).
-_NON_ARTICLE_WORDS = frozenset(
-    "comment comments share sharing social related recommended recommendations promo promos promoted advert "
-    "advertisement advertising ad ads sponsor sponsored newsletter subscribe subscription signup popular "
-    "trending outbrain taboola disqus breadcrumb breadcrumbs toolbar pagination pager tags tagcloud widget "
-    "sidebar footer nav navigation menu masthead livefyre".split()
-)
-_NAME_PARTS = re.compile(r"[-_\s]+|(?<=[a-z])(?=[A-Z])")
-
-
-def non_article_name(step: Step) -> bool:
-    """True when the element's id or a class names a non-article part (comments, share bar, ad, …)."""
-    for name in ([step.id] if step.id else []) + sorted(step.classes):
-        parts = {p.lower() for p in _NAME_PARTS.split(name) if p}
-        if parts & _NON_ARTICLE_WORDS:
-            return True
-    return False
-
 
 @dataclass
 class Selection:
@@ -178,18 +158,11 @@ def _mark_headline(
             break
         record = records[n]
         if record.steps and record.steps[-1].tag in HEADLINE_TAGS:
-            similarity = _similarity(site.block_terms[n], title_terms, site)
-            if similarity >= best_similarity:
-                best, best_similarity = n, similarity
+            score = similarity(site.bag(n), title_terms, site)
+            if score >= best_similarity:
+                best, best_similarity = n, score
     if best is not None:
         article[best] = True
-
-
-def _similarity(bag: Counter, query: Counter, site: SiteText) -> float:
-    dot = sum(tf * query[t] * site.weight(t) ** 2 for t, tf in bag.items() if t in query)
-    norm_a = sum((tf * site.weight(t)) ** 2 for t, tf in bag.items()) ** 0.5
-    norm_b = sum((tf * site.weight(t)) ** 2 for t, tf in query.items()) ** 0.5
-    return dot / (norm_a * norm_b) if norm_a and norm_b else 0.0
 
 
 def apply_feedback(

@@ -19,19 +19,19 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
-from typing import Sequence
+from typing import NamedTuple, Sequence
 
 
 class SelectorError(ValueError):
     """A selector outside the supported subset (or malformed)."""
 
 
-@dataclass(frozen=True)
-class Step:
+class Step(NamedTuple):
     """One element of a selector path, or one compound selector: tag, id and classes.
 
     As a compound selector, an empty ``tag`` (or ``*``) matches any element and ``id``/``classes`` are
-    requirements; as a path step they are what the element has.
+    requirements; as a path step they are what the element has. (A named tuple: steps are hashed and
+    compared a great deal while learning, and tuples do that in C.)
     """
 
     tag: str

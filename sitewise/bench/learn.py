@@ -1,0 +1,375 @@
+"""Learning per-site rules: accuracy per site (spider, dragnet), the learning curve, clustering, speed.
+
+``sitewise bench learn [--data ../shared/data] [--sets spider,dragnet] [--sizes 20,100,1000]`` prints
+and writes ``docs/bench-learn.md``:
+
+1. **per site**: learn each site's rules from its ``split: train`` pages, score its ``split: test`` pages
+   (bag-of-words F1 against the truth, pages whose truth is not in the page left out), with the path each
+   page took (rules, unconfident, no-template) — and, where MSS is available and the set has HTML, the
+   score with the MSS fallback for pages the rules are not confident on;
+2. **learning curve**: the same, learning from the first 1, 2, 3, 5, 8 and all training pages;
+3. **clustering**: the original spider clustering (one-hot CSS values and tag path, standardised, DBSCAN
+   eps 0.5, min_samples 1) against ours, on each site's training pages: how many clusters, and how much of
+   the article text (blocks whose words are in the truth) the single best cluster holds;
+4. **speed**: learning time for a site of 20, 100, 1000 pages (blocks already collected: copies of a
+   spider site's pages, their own text made unique per copy), and applying rules to a ~100 KB page.
+
+Dragnet pages are rendered with the collector (the eval harness's render cache makes re-runs quick).
+Timings are wall-clock and CPU seconds of this process on a shared machine: read them as such.
+"""
+from __future__ import annotations
+
+import argparse
+import copy
+import logging
+import statistics
+import time
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+log = logging.getLogger(__name__)
+
+#: Training pages per site for the learning curve (None = all).
+CURVE_SIZES: tuple[int | None, ...] = (1, 2, 3, 5, 8, None)
+#: Site sizes for the learning-time measurement.
+SPEED_SIZES = (20, 100, 1000)
+#: The spider site copied to make large sites for the speed measurement (real CSS, 16 pages).
+SPEED_SOURCE = "techcrunch:techcrunch.com"
+#: Runs of apply_rules timed per page (the median is reported).
+APPLY_RUNS = 50
+#: A block counts as article text for the clustering comparison when this share of its words is in the truth.
+TRUTH_SHARE = 0.8
+#: What the original project reported (its word accuracy against Diffbot, and the issue's measurements).
+ORIGINAL = {"npr:npr.org": 0.995, "theverge:theverge.com": 0.62, "usatoday:usatoday.com": 0.966,
+            "techcrunch:techcrunch.com": 0.854}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--data", type=Path, default=Path("../shared/data"), help="folder of the evaluation sets")
+    parser.add_argument("--sets", default="spider,dragnet", help="comma-separated sets with a per-site split")
+    parser.add_argument("--sizes", default=",".join(map(str, SPEED_SIZES)), help="site sizes (pages) to time learning on")
+    parser.add_argument("--no-curve", action="store_true", help="skip the learning curve")
+    parser.add_argument("--no-speed", action="store_true", help="skip the speed measurements")
+    parser.add_argument("--limit-sites", type=int, help="at most N sites per set (quick runs)")
+    parser.add_argument("--workers", type=int, default=2, help="parallel pages while rendering (default 2)")
+    parser.add_argument("--out", type=Path, default=Path("docs/bench-learn.md"), help="the report to write")
+    parser.add_argument("--quiet", action="store_true", help="no progress bars")
+
+
+@dataclass
+class Site:
+    """One site of a set: training pages, and test pages with their truth."""
+
+    name: str
+    train: list[Any] = field(default_factory=list)  # Documents
+    test: list[tuple[Any, str]] = field(default_factory=list)  # (Document, truth)
+
+
+@dataclass
+class SiteScore:
+    site: str
+    pages: int
+    f1: list[float]
+    paths: Counter
+    f1_fallback: list[float] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+def run(args: argparse.Namespace) -> int:
+    sets = [s.strip() for s in args.sets.split(",") if s.strip()]
+    report: list[str] = ["# Benchmark: learning per-site rules", "", _command_line(args), ""]
+    loaded: dict[str, dict[str, Site]] = {}
+    for name in sets:
+        manifest = args.data / name
+        if not (manifest / "manifest.jsonl").is_file():
+            print(f"{name}: no manifest under {manifest}, skipped")
+            continue
+        loaded[name] = load_sites(manifest, limit_sites=args.limit_sites, workers=args.workers, progress=not args.quiet)
+    for name, sites in loaded.items():
+        report += accuracy_section(name, sites)
+    if not args.no_curve:
+        report += curve_section(loaded)
+    if "spider" in loaded:
+        report += clustering_section(loaded["spider"])
+    if not args.no_speed:
+        sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
+        report += speed_section(loaded, sizes)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text("\n".join(report) + "\n", encoding="utf-8")
+    print(f"\nwrote {args.out}")
+    return 0
+
+
+def _command_line(args: argparse.Namespace) -> str:
+    import platform
+
+    return (
+        f"`sitewise bench learn --data {args.data} --sets {args.sets} --sizes {args.sizes}` on "
+        f"{platform.python_implementation()} {platform.python_version()}, {time.strftime('%Y-%m-%d %H:%M')}; "
+        "timings are of one process on a shared 2-core machine."
+    )
+
+
+# -- loading ---------------------------------------------------------------------------------------
+
+
+def load_sites(manifest: Path, *, limit_sites: int | None, workers: int, progress: bool) -> dict[str, Site]:
+    """The per-site split of a set, with rendered (or imported) pages."""
+    from ..evaluate import DEFAULT_RENDER_CACHE, load_documents
+    from ..manifest import read_manifest
+
+    entries = [e for e in read_manifest(manifest) if e.split in ("train", "test")]
+    groups = list(dict.fromkeys(e.group for e in entries))
+    if limit_sites:
+        groups = groups[:limit_sites]
+    entries = [e for e in entries if e.group in set(groups) and (e.split == "train" or (e.has_truth and not e.mismatch))]
+    documents, errors = load_documents(entries, needs_page=True, workers=workers, cache_dir=DEFAULT_RENDER_CACHE, progress=progress)
+    for document_id, error in errors.items():
+        log.warning("%s: %s", document_id, error)
+    sites: dict[str, Site] = {g: Site(str(g)) for g in groups}
+    for entry, document in zip(entries, documents):
+        if document.id in errors or document.page is None:
+            continue
+        site = sites[entry.group]
+        if entry.split == "train":
+            site.train.append(document)
+        else:
+            site.test.append((document, entry.truth() or ""))
+    return {name: site for name, site in sites.items() if site.test}
+
+
+# -- 1. per site ---------------------------------------------------------------------------------
+
+
+def score_site(site: Site, train_count: int | None = None, *, fallback: Any = None) -> SiteScore:
+    from ..learn.extractor import RulesExtractor
+    from ..metrics import word_prf
+
+    started = time.perf_counter()
+    extractor = RulesExtractor().fit(site.train[:train_count] if train_count else site.train)
+    seconds = time.perf_counter() - started
+    result = SiteScore(site.name, len(site.test), [], Counter(), seconds=seconds)
+    for document, truth in site.test:
+        text, info = extractor.extract_detailed(document)
+        result.f1.append(word_prf(text, truth).f1)
+        result.paths[info["method"]] += 1
+        if fallback is not None:
+            if info["method"] != "rules" and document.html:
+                text = fallback.extract(document)
+            result.f1_fallback.append(word_prf(text, truth).f1)
+    return result
+
+
+def _fallback_extractor() -> Any:
+    try:
+        from ..extractors import get_extractor
+
+        return get_extractor("mss")
+    except Exception as exc:  # MSS is another part of sitewise; report without it when it cannot load
+        log.info("no MSS fallback: %s", exc)
+        return None
+
+
+def accuracy_section(name: str, sites: dict[str, Site]) -> list[str]:
+    fallback = _fallback_extractor() if any(d.html for s in sites.values() for d, _ in s.test) else None
+    lines = [f"## {name}: learn on each site's train pages, score its test pages", ""]
+    header = "| site | test pages | mean F1 | median F1 | paths | learn s |"
+    if fallback is not None:
+        header += " mean F1 with MSS fallback |"
+    lines += [header, "|" + "---|" * (header.count("|") - 1)]
+    scores = []
+    for site in sites.values():
+        score = score_site(site, fallback=fallback)
+        scores.append(score)
+        original = f" (original: {ORIGINAL[site.name]:.3f})" if site.name in ORIGINAL else ""
+        row = (
+            f"| {site.name} | {score.pages} | {statistics.fmean(score.f1):.3f}{original} | "
+            f"{statistics.median(score.f1):.3f} | {_paths(score.paths)} | {score.seconds:.2f} |"
+        )
+        if fallback is not None:
+            row += f" {statistics.fmean(score.f1_fallback):.3f} |"
+        lines.append(row)
+        print(row)
+    all_f1 = [f for s in scores for f in s.f1]
+    paths = sum((s.paths for s in scores), Counter())
+    summary = (
+        f"**{name}: {len(scores)} sites, {len(all_f1)} test pages: mean F1 {statistics.fmean(all_f1):.3f} "
+        f"(mean of site means {statistics.fmean(statistics.fmean(s.f1) for s in scores):.3f}), median "
+        f"{statistics.median(all_f1):.3f}; paths: {_paths(paths)}.**"
+    )
+    if fallback is not None:
+        with_fallback = [f for s in scores for f in s.f1_fallback]
+        summary += f" With the MSS fallback on pages the rules are not confident on: mean F1 {statistics.fmean(with_fallback):.3f}."
+    lines += ["", summary, ""]
+    print(summary)
+    return lines
+
+
+def _paths(paths: Counter) -> str:
+    return ", ".join(f"{k} {v}" for k, v in paths.most_common())
+
+
+# -- 2. learning curve ---------------------------------------------------------------------------
+
+
+def curve_section(loaded: dict[str, dict[str, Site]]) -> list[str]:
+    lines = ["## Learning curve: mean F1 on the test pages, learning from the first k training pages", ""]
+    header = "| set | " + " | ".join("all" if k is None else str(k) for k in CURVE_SIZES) + " |"
+    lines += [header, "|" + "---|" * (len(CURVE_SIZES) + 1)]
+    for name, sites in loaded.items():
+        cells = []
+        for k in CURVE_SIZES:
+            f1 = [f for site in sites.values() for f in score_site(site, k).f1]
+            cells.append(f"{statistics.fmean(f1):.3f}")
+        row = f"| {name} | " + " | ".join(cells) + " |"
+        lines.append(row)
+        print("curve", row)
+    lines += ["", "A site is learned once it has `SITEWISE_MIN_PAGES_TO_LEARN` pages (default 3): most of the "
+              "gain is there by 3 pages, and every page after that adds templates and confidence.", ""]
+    return lines
+
+
+# -- 3. clustering ---------------------------------------------------------------------------------
+
+
+def original_clusters(records: Sequence[Any]) -> Any:
+    """The spider project's clustering: one-hot CSS values and tag path, standardised, DBSCAN eps 0.5."""
+    from sklearn.cluster import DBSCAN
+    from sklearn.feature_extraction import DictVectorizer
+    from sklearn.preprocessing import StandardScaler
+
+    rows = [{**{f"{k}={v}": 1 for k, v in r.block.style.items()}, "path=" + "/".join(r.block.path): 1} for r in records]
+    matrix = DictVectorizer(sparse=False).fit_transform(rows)
+    return DBSCAN(eps=0.5, min_samples=1).fit(StandardScaler().fit_transform(matrix)).labels_
+
+
+def _article_mask(site: Site, pages: Sequence[Any], records: Sequence[Any]) -> list[bool]:
+    from ..metrics import words
+
+    truths = {}
+    for document, truth in site.test:
+        truths[document.page.url] = truth
+    mask = []
+    for record in records:
+        truth = truths.get(pages[record.page].url)
+        if truth is None:
+            mask.append(False)
+            continue
+        bag = Counter(words(truth))
+        tokens = words(record.text)
+        mask.append(len(tokens) >= 4 and sum(1 for w in tokens if bag[w]) / len(tokens) >= TRUTH_SHARE)
+    return mask
+
+
+def clustering_section(sites: dict[str, Site]) -> list[str]:
+    from ..learn.cluster import cluster_blocks
+    from ..learn.features import describe_blocks
+
+    lines = [
+        "## Clustering: the original spider DBSCAN against ours (each site's test pages, which have truth)",
+        "",
+        "Article blocks: blocks whose words are (80%) in the truth. *Best cluster* is the share of the article "
+        "text in the one cluster holding most of it — all a top-cluster choice could ever get; *clusters* is "
+        "how many clusters the article text is spread over.",
+        "",
+        "| site | blocks | distinct (style, path) | original: clusters | original: article clusters | original: best cluster | ours: clusters | ours: article clusters | ours: best cluster |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for site in sites.values():
+        pages = [d.page for d, _ in site.test]
+        records = describe_blocks(pages)
+        mask = _article_mask(site, pages, records)
+        if not any(mask):
+            continue
+        distinct = len({(tuple(sorted(r.block.style.items())), tuple(r.block.path)) for r in records})
+        cells = []
+        for labels in (original_clusters(records), cluster_blocks(records)):
+            chars: Counter = Counter()
+            for record, label, article in zip(records, labels, mask):
+                if article:
+                    chars[int(label)] += record.chars
+            cells += [str(len(set(labels.tolist()))), str(len(chars)), f"{max(chars.values()) / sum(chars.values()):.2f}"]
+        row = f"| {site.name} | {len(records)} | {distinct} | " + " | ".join(cells) + " |"
+        lines.append(row)
+        print("clusters", row)
+    lines.append("")
+    return lines
+
+
+# -- 4. speed --------------------------------------------------------------------------------------
+
+
+def synthetic_site(pages: Sequence[Any], count: int) -> list[Any]:
+    """``count`` pages made from ``pages``: copies whose own text (blocks not repeated across the
+    originals) carries a per-copy word, so the copies are distinct pages of one site."""
+    from ..learn.scoring import text_key
+
+    seen: Counter = Counter()
+    for page in pages:
+        seen.update({text_key(b.text) for b in page.blocks})
+    out = []
+    for number in range(count):
+        page = copy.deepcopy(pages[number % len(pages)])
+        copy_number = number // len(pages)
+        if copy_number:
+            page.url = f"{page.url}?copy={copy_number}"
+            for block in page.blocks:
+                if seen[text_key(block.text)] < 2:
+                    block.text = f"{block.text} variant{copy_number}x{number}"
+        out.append(page)
+    return out
+
+
+def speed_section(loaded: dict[str, dict[str, Site]], sizes: Sequence[int]) -> list[str]:
+    from ..learn.learner import SiteLearner
+    from ..learn.rules import apply_rules
+
+    lines = ["## Speed", ""]
+    source = loaded.get("spider", {}).get(SPEED_SOURCE) or next(iter(next(iter(loaded.values())).values()))
+    originals = [d.page for d in source.train] + [d.page for d, _ in source.test]
+    SiteLearner().fit(originals[:3])  # imports and caches warm
+    lines += ["| pages | blocks | learn wall s | learn CPU s | templates |", "|---|---|---|---|---|"]
+    for size in sizes:
+        pages = synthetic_site(originals, size)
+        wall, cpu = time.perf_counter(), time.process_time()
+        learner = SiteLearner().fit(pages)
+        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+        row = f"| {size} | {learner.report_.blocks} | {wall:.2f} | {cpu:.2f} | {len(learner.rules_['templates'])} |"
+        lines.append(row)
+        print("learn", row)
+    lines += ["", f"Pages: copies of the {len(originals)} pages of `{source.name}` (real computed CSS).", ""]
+    lines += _apply_speed(loaded, apply_rules)
+    return lines
+
+
+def _apply_speed(loaded: dict[str, dict[str, Site]], apply_rules: Any) -> list[str]:
+    from ..learn.learner import SiteLearner
+
+    target = 100_000
+    best = None
+    for sites in loaded.values():
+        for site in sites.values():
+            for document, _ in site.test:
+                if document.html and (best is None or abs(len(document.html) - target) < abs(len(best[1].html) - target)):
+                    best = (site, document)
+    lines = []
+    if best is None:
+        return ["No page with HTML to time applying rules on (run with --sets dragnet).", ""]
+    site, document = best
+    rules = SiteLearner().fit([d.page for d in site.train]).rules_
+    for label, kwargs in (("HTML", {"html": document.html}), ("collected blocks", {"page": document.page})):
+        times = []
+        for _ in range(APPLY_RUNS):
+            started = time.perf_counter()
+            apply_rules(rules, **kwargs)
+            times.append((time.perf_counter() - started) * 1000)
+        line = (
+            f"Applying `{site.name}`'s rules to {label} of `{document.id}` ({len(document.html) / 1000:.0f} KB of HTML, "
+            f"{len(document.page.blocks)} blocks): median {statistics.median(times):.2f} ms, "
+            f"best {min(times):.2f} ms over {APPLY_RUNS} runs."
+        )
+        lines += [line, ""]
+        print(line)
+    return lines
