@@ -1,0 +1,241 @@
+"""Maximum Subsequence Segmentation end to end: HTML in, article text (or nothing) out.
+
+Phases of :meth:`MSS.extract`, in order: parse → clean the DOM → tokenize → score tokens → apply the
+``<hr>`` constraint → find the best run (and a lead chunk just before it) → decide whether it is an
+article → prune the block → text. :func:`extract_mss` is the one-call entry point the rest of sitewise
+uses; :class:`BaselineMSS` and :class:`SupervisedMSS` are the registered extractors
+(``mss-baseline`` and ``mss``).
+"""
+from __future__ import annotations
+
+import functools
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..extractors import Document
+from .clean import CleanOptions, clean_dom, prune_block
+from .scorers import BaselineScorer, Scorer
+from .search import Segment, k_best, max_subsequence
+from .tokenize import OPEN, TokenSequence, parse_html, tokenize
+
+log = logging.getLogger(__name__)
+
+#: An extraction with fewer words than this is not an article (a caption, a button, an error line).
+MIN_ARTICLE_WORDS = 10
+#: Optional (off by default: no measurable gain, docs/bench-mss.md): a second chunk joins the best one
+#: only if it is this close before it (tokens): the lead paragraph or
+#: headline set apart from the body by a byline or share bar, not a sidebar at the other end of the page.
+LEAD_CHUNK_MAX_GAP = 60
+#: ... and only if it is worth at least this share of the best chunk's value (a real paragraph, not one
+#: stray positive token).
+LEAD_CHUNK_MIN_SHARE = 0.02
+
+#: The paper's <hr> constraint (cut the block at its first <hr>) is available but off by default: it cost
+#: F1 on all three benchmark sets (docs/bench-mss.md); <hr> separates sections of many non-news pages.
+HR_CUT, HR_OFF = "cut", "off"
+
+
+@dataclass(frozen=True)
+class MSSResult:
+    """What MSS found on a page. ``text`` is empty when the page has no article."""
+
+    #: The article text, one block per line ("" when the page has no article).
+    text: str
+    #: Token span ``(start, end)`` of the extracted block (half-open), or None when nothing was found.
+    span: tuple[int, int] | None
+    #: Sum of the token scores over the span (0.0 when nothing was found).
+    score: float
+    #: The extracted block as an HTML fragment (normalised tags, words as written).
+    html: str = ""
+    #: Why the page was judged to have no article ("" when it has one).
+    reason: str = ""
+
+    @property
+    def found(self) -> bool:
+        return bool(self.text)
+
+
+class MSS:
+    """The MSS extraction pipeline around one token scorer."""
+
+    def __init__(
+        self,
+        scorer: Scorer | None = None,
+        clean: CleanOptions = CleanOptions(),
+        hr: str = HR_OFF,
+        lead_chunk: bool = False,
+        min_words: int = MIN_ARTICLE_WORDS,
+    ):
+        if hr not in (HR_CUT, HR_OFF):
+            raise ValueError(f"hr must be {HR_CUT!r} or {HR_OFF!r}, not {hr!r}")
+        self.scorer = scorer or BaselineScorer()
+        self.clean = clean
+        self.hr = hr
+        self.lead_chunk = lead_chunk
+        self.min_words = min_words
+
+    def tokens(self, html: str | bytes) -> TokenSequence:
+        """The cleaned page's tokens (parse → clean → tokenize)."""
+        root = parse_html(html)
+        if root is None:
+            return tokenize(None)
+        return tokenize(clean_dom(root, self.clean))
+
+    def extract(self, html: str | bytes) -> MSSResult:
+        tokens = self.tokens(html)
+        if not len(tokens):
+            return MSSResult("", None, 0.0, reason="no tokens")
+        scores = self.scorer.score(tokens)
+        segment = self._best_segment(scores)
+        if segment is None:
+            return MSSResult("", None, 0.0, reason="no positive run")
+        start, end = segment.start, segment.end
+        if self.hr == HR_CUT:
+            end = cut_at_hr(tokens, start, end)
+        keep = prune_block(tokens, start, end, self.clean)
+        text = tokens.text(start, end, keep)
+        value = float(scores[start:end].sum())
+        words = len(text.split())
+        if words < self.min_words:
+            return MSSResult("", (start, end), value, reason=f"only {words} words")
+        return MSSResult(text, (start, end), value, html=tokens.html(start, end))
+
+    def _best_segment(self, scores: np.ndarray) -> Segment | None:
+        if not self.lead_chunk:
+            return max_subsequence(scores)
+        best_two = k_best(scores, 2)
+        if not best_two:
+            return None
+        best = best_two[0]
+        if len(best_two) == 2:
+            lead = best_two[1]
+            if (
+                lead.end <= best.start
+                and best.start - lead.end <= LEAD_CHUNK_MAX_GAP
+                and lead.value >= LEAD_CHUNK_MIN_SHARE * best.value
+            ):
+                return Segment(lead.start, best.end, lead.value + best.value + float(scores[lead.end : best.start].sum()))
+        return best
+
+
+def cut_at_hr(tokens: TokenSequence, start: int, end: int) -> int:
+    """The paper's constraint: an article holds no ``<hr>``, so the block ends at the first one in it."""
+    for i in range(start + 1, end):
+        if tokens.kinds[i] == OPEN and tokens.tags[i] == "hr":
+            return i
+    return end
+
+
+# -- the one-call entry point -----------------------------------------------------------------------
+
+
+def extract_mss(html: str | bytes, model: Scorer | str | Path | None = None) -> MSSResult:
+    """The article of one page by MSS, or an empty result when it has none.
+
+    ``model``: a scorer, a model file, or None for the configured model (``SITEWISE_MSS_MODEL``, else
+    ``<data_dir>/mss-model.json.gz``, else the shipped one), falling back to the baseline scorer.
+    """
+    scorer = model if hasattr(model, "score") else load_scorer(model)  # type: ignore[arg-type]
+    return _pipeline(scorer).extract(html)
+
+
+@functools.lru_cache(maxsize=8)
+def _pipeline(scorer: Scorer) -> MSS:
+    return MSS(scorer)
+
+
+def load_scorer(path: str | Path | None = None) -> Scorer:
+    """The Naive Bayes scorer from ``path`` (or the configured/shipped model), else the baseline."""
+    from .model import resolve_model_path
+
+    resolved = resolve_model_path(path)
+    if resolved is None:
+        log.info("no MSS model found; using the baseline scorer")
+        return BaselineScorer()
+    return _load_cached(str(resolved), resolved.stat().st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=4)
+def _load_cached(path: str, mtime_ns: int) -> Scorer:
+    from .model import load_model
+
+    log.info("MSS model: %s", path)
+    return load_model(path)
+
+
+# -- registered extractors --------------------------------------------------------------------------
+
+
+class _MSSExtractor:
+    needs_page = False
+    per_site = False
+    name = "mss"
+
+    def __init__(self, pipeline: MSS):
+        self.pipeline = pipeline
+
+    def fit(self, documents: Sequence[Document]) -> "_MSSExtractor":
+        return self
+
+    def extract(self, document: Document) -> str:
+        return self.extract_detailed(document)[0]
+
+    def extract_detailed(self, document: Document) -> tuple[str, dict[str, Any]]:
+        if not document.html:
+            return "", {"method": self.name, "reason": "no html"}
+        result = self.pipeline.extract(document.html)
+        info: dict[str, Any] = {"method": self.name, "mss_score": round(result.score, 3)}
+        if result.reason:
+            info["reason"] = result.reason
+        return result.text, info
+
+
+class BaselineMSS(_MSSExtractor):
+    """MSS with the paper's untrained scorer (tags −3.25, words +1) and the clean-up."""
+
+    name = "mss-baseline"
+
+    def __init__(self, tag_score: float | str = BaselineScorer.tag_score, **options: Any):
+        super().__init__(MSS(BaselineScorer(tag_score=float(tag_score)), **_pipeline_options(options)))
+
+
+class SupervisedMSS(_MSSExtractor):
+    """MSS with the Naive Bayes scorer from ``model`` (or the configured model; the baseline scorer when
+    no model is available anywhere)."""
+
+    name = "mss"
+
+    def __init__(self, model: str | Path | None = None, **options: Any):
+        super().__init__(MSS(load_scorer(model), **_pipeline_options(options)))
+
+
+def _pipeline_options(options: dict[str, Any]) -> dict[str, Any]:
+    """Extractor options (strings from the command line) → :class:`MSS` keyword arguments."""
+    clean_changes = {k[len("clean_"):]: _flag(v) for k, v in options.items() if k.startswith("clean_")}
+    rest = {k: v for k, v in options.items() if not k.startswith("clean_")}
+    unknown = set(rest) - {"hr", "lead_chunk", "min_words"}
+    if unknown:
+        raise ValueError(f"unknown MSS option(s): {', '.join(sorted(unknown))}")
+    out: dict[str, Any] = {"clean": CleanOptions().with_changes(**clean_changes)}
+    if "hr" in rest:
+        out["hr"] = str(rest["hr"])
+    if "lead_chunk" in rest:
+        out["lead_chunk"] = _flag(rest["lead_chunk"])
+    if "min_words" in rest:
+        out["min_words"] = int(rest["min_words"])
+    return out
+
+
+def _flag(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in ("1", "true", "yes", "on"):
+        return True
+    if text in ("0", "false", "no", "off"):
+        return False
+    raise ValueError(f"not a yes/no value: {value!r}")

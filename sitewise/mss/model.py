@@ -1,0 +1,141 @@
+"""The supervised MSS model on disk, and where it is found at run time.
+
+Format: gzip-compressed JSON (never pickle: a model file may come from elsewhere and must not be able to
+run code). The trigram table is stored as base64 of little-endian int64 keys and float32 weights, so a
+model of a few hundred thousand trigrams loads in milliseconds and stays a few MB.
+
+Look-up order (:func:`resolve_model_path`): an explicit path, else ``SITEWISE_MSS_MODEL``, else
+``<data_dir>/mss-model.json.gz`` (where ``sitewise train-mss`` and self-training write by default), else
+the model shipped in ``sitewise/models/``, else none (the extractor falls back to the baseline scorer).
+"""
+from __future__ import annotations
+
+import base64
+import gzip
+import json
+import logging
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .scorers import NaiveBayesScorer
+from .tokenize import prime_word_tokens
+
+log = logging.getLogger(__name__)
+
+FORMAT = "sitewise-mss-naive-bayes"
+VERSION = 1
+MODEL_FILENAME = "mss-model.json.gz"
+#: Where a model shipped with the package would live (none is shipped: see docs/bench-mss.md).
+SHIPPED_MODEL = Path(__file__).resolve().parent.parent / "models" / MODEL_FILENAME
+
+
+class ModelError(ValueError):
+    """A model file is missing, unreadable or not a sitewise MSS model."""
+
+
+def save_model(scorer: NaiveBayesScorer, path: str | Path, info: dict[str, Any] | None = None) -> Path:
+    """Write a trained scorer atomically (a reader never sees half a file)."""
+    path = Path(path)
+    vocabulary = sorted(scorer.vocabulary_, key=scorer.vocabulary_.__getitem__)
+    document = {
+        "format": FORMAT,
+        "version": VERSION,
+        "features": list(scorer.features),
+        "bias": scorer.bias,
+        "min_count": scorer.min_count,
+        "smoothing": scorer.smoothing,
+        "prior": scorer.prior_,
+        "feature_weights": [float(w) for w in scorer.feature_weights_],
+        "intercept": float(scorer.intercept_),
+        "vocabulary": vocabulary,
+        "word_stems": getattr(scorer, "word_stems_", {}),
+        "tables": {
+            name: {"codes": _encode(codes.astype("<i8")), "weights": _encode(weights.astype("<f4"))}
+            for name, (codes, weights) in scorer.tables_.items()
+        },
+        "info": info or {},
+    }
+    data = gzip.compress(json.dumps(document, ensure_ascii=False).encode("utf-8"), compresslevel=6)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile(dir=path.parent, prefix=path.name, suffix=".tmp", delete=False) as handle:
+        handle.write(data)
+    os.chmod(handle.name, 0o644)  # a model is not a secret; the temporary file was created 0600
+    os.replace(handle.name, path)
+    return path
+
+
+def load_model(path: str | Path) -> NaiveBayesScorer:
+    """Read a model written by :func:`save_model`; a clear :class:`ModelError` otherwise."""
+    path = Path(path)
+    try:
+        document = json.loads(gzip.decompress(path.read_bytes()))
+    except FileNotFoundError:
+        raise ModelError(f"no MSS model at {path}") from None
+    except (OSError, EOFError, ValueError) as exc:
+        raise ModelError(f"{path} is not a gzip-compressed JSON MSS model: {exc}") from None
+    if not isinstance(document, dict) or document.get("format") != FORMAT:
+        raise ModelError(f"{path} is not a sitewise MSS model (format {document.get('format')!r})"
+                         if isinstance(document, dict) else f"{path} is not a sitewise MSS model")
+    if document.get("version") != VERSION:
+        raise ModelError(f"{path}: model version {document.get('version')} is not supported (need {VERSION})")
+    try:
+        scorer = NaiveBayesScorer(
+            features=tuple(document["features"]),
+            bias=float(document["bias"]),
+            min_count={str(k): int(v) for k, v in document["min_count"].items()},
+            smoothing=float(document["smoothing"]),
+        )
+        scorer.prior_ = float(document["prior"])
+        scorer.feature_weights_ = np.array([float(w) for w in document["feature_weights"]])
+        scorer.intercept_ = float(document["intercept"])
+        if len(scorer.feature_weights_) != len(scorer.features):
+            raise ValueError(f"{len(scorer.feature_weights_)} feature weights for {len(scorer.features)} features")
+        scorer.word_stems_ = {str(k): str(v) for k, v in document.get("word_stems", {}).items()}
+        scorer.vocabulary_ = {token: i for i, token in enumerate(document["vocabulary"])}
+        scorer.tables_ = {}
+        for name in scorer.features:
+            table = document["tables"][name]
+            codes = _decode(table["codes"], "<i8").astype(np.int64)
+            weights = _decode(table["weights"], "<f4").astype(np.float32)
+            if len(codes) != len(weights) or np.any(codes[1:] < codes[:-1]):
+                raise ValueError(f"table {name!r} is not a sorted code → weight table")
+            scorer.tables_[name] = (codes, weights)
+        scorer.info_ = dict(document.get("info") or {})
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise ModelError(f"{path}: malformed MSS model ({exc})") from None
+    prime_word_tokens(scorer.word_stems_)
+    return scorer
+
+
+def _encode(array: np.ndarray) -> str:
+    return base64.b64encode(array.tobytes()).decode("ascii")
+
+
+def _decode(text: str, dtype: str) -> np.ndarray:
+    return np.frombuffer(base64.b64decode(text), dtype=dtype)
+
+
+def configured_model_path() -> Path:
+    """Where models are written by default: ``SITEWISE_MSS_MODEL``, else ``<data_dir>/mss-model.json.gz``."""
+    from ..config import Settings
+
+    settings = Settings.from_env()
+    return Path(settings.mss_model) if settings.mss_model else Path(settings.data_dir) / MODEL_FILENAME
+
+
+def resolve_model_path(path: str | Path | None = None) -> Path | None:
+    """The model file to use: ``path`` if given (it must exist), else the configured one if it exists,
+    else the shipped one if any, else None (use the baseline scorer)."""
+    if path:
+        path = Path(path)
+        if not path.is_file():
+            raise ModelError(f"no MSS model at {path}")
+        return path
+    for candidate in (configured_model_path(), SHIPPED_MODEL):
+        if candidate.is_file():
+            return candidate
+    return None

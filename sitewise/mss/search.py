@@ -1,0 +1,97 @@
+"""Maximum subsequence search over token scores.
+
+:func:`max_subsequence` is the paper's one-pass algorithm (Figure 1) written over prefix sums so numpy
+does the pass; :func:`k_best` is Ruzzo & Tompa's linear-time algorithm for all maximal scoring
+non-overlapping subsequences, of which the k highest are returned. Spans are half-open ``(start, end)``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Segment:
+    start: int
+    end: int
+    value: float
+
+    def __len__(self) -> int:
+        return self.end - self.start
+
+
+def max_subsequence(scores: Sequence[float] | np.ndarray) -> Segment | None:
+    """The contiguous run with the highest sum (the earliest, shortest one on ties), or None when
+    every score is ≤ 0 (no run beats the empty one) or there are none."""
+    values = np.asarray(scores, dtype=np.float64)
+    if values.size == 0:
+        return None
+    prefix = np.concatenate(([0.0], np.cumsum(values)))
+    # best run ending at token j starts after the lowest prefix sum seen before it
+    lowest_before = np.minimum.accumulate(prefix[:-1])
+    gains = prefix[1:] - lowest_before
+    end = int(np.argmax(gains))
+    value = float(gains[end])
+    if value <= 0:
+        return None
+    start = _last_argmin(prefix[: end + 1])
+    return Segment(start, end + 1, value)
+
+
+def _last_argmin(values: np.ndarray) -> int:
+    """Index of the last minimum (the shortest run of the highest value starts right after it)."""
+    return int(values.size - 1 - np.argmin(values[::-1]))
+
+
+def k_best(scores: Sequence[float] | np.ndarray, k: int) -> list[Segment]:
+    """The ``k`` highest-valued maximal non-overlapping runs, best first (Ruzzo & Tompa 1999).
+
+    Runs of same-signed scores are merged first (a maximal run never starts or ends inside one), so the
+    Python loop runs over sign changes, not tokens.
+    """
+    values = np.asarray(scores, dtype=np.float64)
+    if k <= 0 or values.size == 0:
+        return []
+    starts, sums = _sign_runs(values)
+    segments = _ruzzo_tompa(sums.tolist())
+    bounds = np.append(starts, values.size)
+    found = [Segment(int(bounds[i]), int(bounds[j]), value) for i, j, value in segments]
+    found.sort(key=lambda s: (-s.value, s.start))
+    return found[:k]
+
+
+def _sign_runs(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(start index, sum) of each maximal run of positive scores and of non-positive scores."""
+    positive = values > 0
+    change = np.flatnonzero(positive[1:] != positive[:-1]) + 1
+    starts = np.concatenate(([0], change))
+    return starts, np.add.reduceat(values, starts)
+
+
+def _ruzzo_tompa(scores: list[float]) -> list[tuple[int, int, float]]:
+    """All maximal scoring subsequences as (start, end, value), half-open, in position order."""
+    # Each candidate: [start, end, L, R, link] with L/R the cumulative sums before its start / at its
+    # end, and link the index of the rightmost earlier candidate with a lower L (-1 if none): following
+    # links instead of scanning keeps the search for "the rightmost j with L_j < L" amortised linear.
+    candidates: list[list] = []
+    total = 0.0
+    for i, score in enumerate(scores):
+        if score <= 0:
+            total += score
+            continue
+        candidate = [i, i + 1, total, total + score, -1]
+        total += score
+        while True:
+            j = len(candidates) - 1
+            while j >= 0 and candidates[j][2] >= candidate[2]:
+                j = candidates[j][4]
+            if j < 0 or candidates[j][3] >= candidate[3]:
+                candidate[4] = j
+                candidates.append(candidate)
+                break
+            # extend candidate j to cover this one, drop everything in between, and try again
+            candidate = [candidates[j][0], candidate[1], candidates[j][2], candidate[3], -1]
+            del candidates[j:]
+    return [(c[0], c[1], c[3] - c[2]) for c in candidates]

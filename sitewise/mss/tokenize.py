@@ -1,0 +1,372 @@
+"""HTML → the token sequence MSS scores: tags, words and symbols (Pasternack & Roth, section 5.2).
+
+The page is parsed with lxml and walked in document order. Every element gives an opening tag token and
+a closing tag token (void elements such as ``<br>`` only an opening one); its text gives word and symbol
+tokens. Everything inside ``<script>``/``<style>`` is dropped, tags outside :data:`COMMON_TAGS` become
+``<UNKNOWN>``, words are lower-cased and Porter-stemmed and every number becomes ``1``.
+
+Besides the normalised token (the classifier's feature), each token keeps what the extractor needs to
+give text back: the word as written, the output line it belongs to, the index of its element's partner
+tag, and its most-recent-unclosed tag (the parent element's tag).
+"""
+from __future__ import annotations
+
+import functools
+import itertools
+import re
+from dataclasses import dataclass, field
+from collections import Counter
+
+import numpy as np
+from lxml import etree
+
+#: Tags kept by name; anything else (custom elements, typos, namespaced tags) becomes <UNKNOWN>, as in
+#: the paper, so one site's private markup does not become a feature nobody else shares.
+COMMON_TAGS = frozenset(
+    """a abbr address article aside audio b bdi bdo big blockquote body br button canvas caption center
+    cite code col colgroup dd del details dfn dialog div dl dt em embed fieldset figcaption figure font
+    footer form frame frameset h1 h2 h3 h4 h5 h6 head header hgroup hr html i iframe img input ins kbd
+    label legend li link main map mark menu meta meter nav noscript object ol optgroup option output p
+    param picture pre progress q s samp section select small source span strike strong sub summary sup
+    svg table tbody td template textarea tfoot th thead time title tr tt u ul var video wbr""".split()
+)
+UNKNOWN_TAG = "UNKNOWN"
+
+#: Elements whose contents are never article text (the paper drops script and style; the others hold
+#: markup or data the browser never shows as prose).
+DROPPED_CONTENT = frozenset({"script", "style", "noscript", "template", "svg", "head", "title", "select", "textarea"})
+
+#: Elements that start a new output line: one block of the page becomes one line of text.
+BLOCK_TAGS = frozenset(
+    """address article aside blockquote body br caption dd details dialog div dl dt fieldset figcaption
+    figure footer form h1 h2 h3 h4 h5 h6 header hgroup hr li main nav ol p pre section summary table
+    tbody td tfoot th thead tr ul center frame""".split()
+)
+
+#: Tag tokens whose element has no closing token.
+VOID_TAGS = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source", "track", "wbr"})
+
+#: One token: a number (digits with inner separators), one ideograph/kana/Thai character (these
+#: scripts write words without spaces, so a character is the closest thing to a word), a word, or a
+#: single symbol.
+_TOKEN = re.compile(
+    r"\d+(?:[.,:]\d+)*"
+    r"|[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u0e00-\u0e7f]"
+    r"|(?:(?![\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u0e00-\u0e7f])\w)+"
+    r"|[^\w\s]"
+)
+_NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
+
+#: Token kinds.
+WORD, OPEN, CLOSE = 0, 1, 2
+
+
+def tag_token(tag: str, closing: bool = False) -> str:
+    """The normalised token of a tag: ``<p>``, ``</p>``, ``<UNKNOWN>``."""
+    name = tag if tag in COMMON_TAGS else UNKNOWN_TAG
+    return f"</{name}>" if closing else f"<{name}>"
+
+
+#: Normalised word tokens already computed (Porter stemming costs ~15 µs a word; pages repeat words).
+_WORD_TOKENS: dict[str, str] = {}
+#: Bound on that cache; past it the cache is emptied (and refilled by the words pages actually use).
+WORD_CACHE_SIZE = 300_000
+
+
+def word_token(word: str) -> str:
+    """The normalised token of a word or symbol: numbers → ``1``, words lower-cased and stemmed."""
+    token = _WORD_TOKENS.get(word)
+    if token is None:
+        if _NUMBER.fullmatch(word):
+            token = "1"
+        elif len(word) == 1:
+            token = word.lower()
+        else:
+            token = _porter(word.lower())
+        if len(_WORD_TOKENS) >= WORD_CACHE_SIZE:
+            _WORD_TOKENS.clear()
+        _WORD_TOKENS[word] = token
+    return token
+
+
+@functools.lru_cache(maxsize=1)
+def _porter_stemmer():
+    from nltk.stem.porter import PorterStemmer
+
+    return PorterStemmer()
+
+
+def _porter(word: str) -> str:
+    return _porter_stemmer().stem(word)
+
+
+def prime_word_tokens(stems: dict[str, str]) -> None:
+    """Fill the word cache with known word → stem pairs (a model ships its training set's frequent
+    words, so a fresh process does not stem the common vocabulary again)."""
+    room = WORD_CACHE_SIZE - len(_WORD_TOKENS)
+    for word, stem in list(stems.items())[: max(room, 0)]:
+        _WORD_TOKENS.setdefault(word, stem)
+
+
+def frequent_word_tokens(counts: "Counter[str]", limit: int) -> dict[str, str]:
+    """The ``limit`` most frequent words (as written, numbers and single characters left out: they need
+    no stemming) of a word count, with their normalised tokens."""
+    frequent = (w for w, _ in counts.most_common() if len(w) > 1 and not _NUMBER.fullmatch(w))
+    return {word: word_token(word) for word in itertools.islice(frequent, limit)}
+
+
+@dataclass
+class TokenSequence:
+    """The tokens of one page, as parallel lists/arrays indexed by token position."""
+
+    #: WORD, OPEN or CLOSE per token.
+    kinds: np.ndarray
+    #: The tag name for tag tokens ("" for words): the raw lower-case name, not normalised.
+    tags: list[str]
+    #: The word or symbol as written ("" for tags).
+    words: list[str]
+    #: Index of the most-recent-unclosed tag's element name in ``tags`` terms: the parent tag name.
+    parents: list[str]
+    #: Output line of each token (a new line starts at every block tag).
+    lines: np.ndarray
+    #: For an OPEN token, the index of its CLOSE token (itself for void elements); -1 otherwise.
+    closes: np.ndarray
+    #: True for tokens inside an ``<a>`` element (the ``<a>`` tags included).
+    links: np.ndarray
+    #: The context word of the nearest ancestor whose id/class names one (see CONTEXT_WORDS), or "".
+    contexts: list[str]
+    _features: list[str] | None = field(default=None, repr=False)
+
+    def __len__(self) -> int:
+        return len(self.words)
+
+    @property
+    def is_tag(self) -> np.ndarray:
+        return self.kinds != WORD
+
+    @property
+    def features(self) -> list[str]:
+        """The normalised tokens (computed on first use: the baseline scorer never needs them)."""
+        if self._features is None:
+            self._features = [
+                word_token(w) if k == WORD else tag_token(t, k == CLOSE)
+                for k, t, w in zip(self.kinds.tolist(), self.tags, self.words)
+            ]
+        return self._features
+
+    def text(self, start: int = 0, end: int | None = None, keep: np.ndarray | None = None) -> str:
+        """The words of tokens ``start``..``end`` (exclusive), one output line per block; ``keep`` is an
+        optional boolean mask over all tokens (False drops a word)."""
+        end = len(self) if end is None else end
+        out: list[str] = []
+        line_words: list[str] = []
+        current = None
+        kinds, lines = self.kinds, self.lines
+        for i in range(start, end):
+            if kinds[i] != WORD or (keep is not None and not keep[i]):
+                continue
+            if lines[i] != current:
+                if line_words:
+                    out.append(_join(line_words))
+                line_words, current = [], lines[i]
+            line_words.append(self.words[i])
+        if line_words:
+            out.append(_join(line_words))
+        return "\n".join(out)
+
+    def html(self, start: int, end: int) -> str:
+        """The tokens ``start``..``end`` as an HTML fragment (tags normalised, words as written)."""
+        parts = []
+        for i in range(start, end):
+            kind = self.kinds[i]
+            if kind == WORD:
+                parts.append(_escape(self.words[i]))
+            else:
+                parts.append(f"</{self.tags[i]}>" if kind == CLOSE else f"<{self.tags[i]}>")
+        return " ".join(parts)
+
+
+_NO_SPACE_BEFORE = frozenset(".,;:!?)]}%'’”»")
+_NO_SPACE_AFTER = frozenset("([{'‘“«$#@/")
+
+
+def _join(words: list[str]) -> str:
+    """Words back into a readable line (no space before closing punctuation or after opening)."""
+    out = [words[0]]
+    for prev, word in zip(words, words[1:]):
+        if not (word in _NO_SPACE_BEFORE or prev in _NO_SPACE_AFTER or prev == "-" or word == "-"):
+            out.append(" ")
+        out.append(word)
+    return "".join(out)
+
+
+def _escape(word: str) -> str:
+    return word.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+_XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>")
+_TITLE_OPEN = re.compile(r"<title\b[^>]*>", re.IGNORECASE)
+_TITLE_CLOSE = re.compile(r"</title\s*>", re.IGNORECASE)
+
+
+def parse_html(html: str | bytes) -> etree._Element | None:
+    """The page's root element, or None when there is nothing to parse."""
+    if isinstance(html, str):
+        # lxml refuses str input that declares an encoding; strip the XML declaration.
+        html = _XML_DECLARATION.sub("", html, count=1)
+        # An unclosed <title> swallows the rest of the page as its text; drop the opening tag instead.
+        if _TITLE_OPEN.search(html) and not _TITLE_CLOSE.search(html):
+            html = _TITLE_OPEN.sub("", html, count=1)
+    if not (html.strip() if isinstance(html, (str, bytes)) else html):
+        return None
+    try:
+        return etree.fromstring(html, _PARSER)
+    except (etree.ParserError, etree.XMLSyntaxError, ValueError):
+        return None
+
+
+#: libxml2's forgiving HTML parser, producing plain elements (lxml.html's element classes cost a
+#: Python call per element) and no comments or processing instructions (never article text).
+_PARSER = etree.HTMLParser(remove_comments=True, remove_pis=True, no_network=True, default_doctype=False)
+
+
+def tokenize(root: etree._Element | str | None) -> TokenSequence:
+    """Tokens of a parsed page (or of HTML text) in document order."""
+    if isinstance(root, (str, bytes)):
+        root = parse_html(root)
+    builder = _Builder()
+    if root is not None:
+        builder.walk(root)
+    return builder.sequence()
+
+
+class _Builder:
+    """Accumulates the parallel token lists during one walk over the tree."""
+
+    def __init__(self) -> None:
+        self.kinds: list[int] = []
+        self.tags: list[str] = []
+        self.words: list[str] = []
+        self.parents: list[str] = []
+        self.lines: list[int] = []
+        self.closes: list[int] = []
+        self.links: list[bool] = []
+        self.contexts: list[str] = []
+        self.line = 0
+        # open elements: (tag, index of the OPEN token, inside a link, context)
+        self.stack: list[tuple[str, int, bool, str]] = [("", -1, False, "")]
+
+    def walk(self, root: etree._Element) -> None:
+        skip_depth = 0  # > 0 while inside an element whose contents are dropped
+        for event, element in etree.iterwalk(root, events=("start", "end")):
+            tag = element.tag
+            if not isinstance(tag, str):  # comments and processing instructions: only their tail counts
+                if event == "end" and not skip_depth:
+                    self.add_words(element.tail)
+                continue
+            tag = _local_name(tag)
+            if event == "start":
+                if skip_depth or tag in DROPPED_CONTENT:
+                    skip_depth += 1
+                    continue
+                self.open(tag, element)
+                if tag not in VOID_TAGS:
+                    self.add_words(element.text)
+            else:
+                if skip_depth:
+                    skip_depth -= 1
+                    if skip_depth:
+                        continue
+                elif tag not in VOID_TAGS:
+                    self.close(tag)
+                self.add_words(element.tail)
+
+    def _append(self, kind: int, tag: str, word: str, parent: str, close: int, link: bool, context: str) -> None:
+        self.kinds.append(kind)
+        self.tags.append(tag)
+        self.words.append(word)
+        self.parents.append(parent)
+        self.lines.append(self.line)
+        self.closes.append(close)
+        self.links.append(link)
+        self.contexts.append(context)
+
+    def open(self, tag: str, element: etree._Element) -> None:
+        if tag in BLOCK_TAGS:
+            self.line += 1
+        parent, _, in_link, context = self.stack[-1]
+        in_link = in_link or tag == "a"
+        context = element_context(element) or context
+        index = len(self.kinds)
+        self._append(OPEN, tag, "", parent, index, in_link, context)
+        if tag not in VOID_TAGS:
+            self.stack.append((tag, index, in_link, context))
+
+    def close(self, tag: str) -> None:
+        _, opened, in_link, context = self.stack.pop()
+        self._append(CLOSE, tag, "", self.stack[-1][0], -1, in_link, context)
+        self.closes[opened] = len(self.closes) - 1
+        if tag in BLOCK_TAGS:
+            self.line += 1
+
+    def add_words(self, text: str | None) -> None:
+        if not text:
+            return
+        found = _TOKEN.findall(text)
+        if not found:
+            return
+        n = len(found)
+        parent, _, in_link, context = self.stack[-1]
+        self.kinds.extend([WORD] * n)
+        self.tags.extend([""] * n)
+        self.words.extend(found)
+        self.parents.extend([parent] * n)
+        self.lines.extend([self.line] * n)
+        self.closes.extend([-1] * n)
+        self.links.extend([in_link] * n)
+        self.contexts.extend([context] * n)
+
+    def sequence(self) -> TokenSequence:
+        return TokenSequence(
+            kinds=np.asarray(self.kinds, dtype=np.int8),
+            tags=self.tags,
+            words=self.words,
+            parents=self.parents,
+            lines=np.asarray(self.lines, dtype=np.int32),
+            closes=np.asarray(self.closes, dtype=np.int32),
+            links=np.asarray(self.links, dtype=bool),
+            contexts=self.contexts,
+        )
+
+
+#: Words in id/class names that say what a part of the page is; a token's context is the first of
+#: these found on its nearest ancestor that has one ("" when none has).
+CONTEXT_WORDS = (
+    "comment", "footer", "header", "sidebar", "nav", "menu", "share", "social", "related", "widget",
+    "breadcrumb", "advert", "sponsor", "promo", "caption", "byline", "author", "date", "title", "headline",
+    "tag", "meta", "article", "story", "entry", "post", "content", "body", "text", "main",
+)
+_CONTEXT = re.compile("|".join(CONTEXT_WORDS), re.IGNORECASE)
+
+
+def element_context(element: etree._Element) -> str:
+    """The context word an element's id/class names, or ""."""
+    get = element.get
+    names = get("class")
+    ident = get("id")
+    if ident:
+        names = f"{names} {ident}" if names else ident
+    return _context_of(names) if names else ""
+
+
+@functools.lru_cache(maxsize=50_000)
+def _context_of(names: str) -> str:
+    found = _CONTEXT.search(names)
+    return found.group(0).lower() if found else ""
+
+
+def _local_name(tag: str) -> str:
+    """``{ns}name`` and ``prefix:name`` → ``name``, lower-cased."""
+    if "}" in tag:
+        tag = tag.rsplit("}", 1)[1]
+    return tag.rsplit(":", 1)[-1].lower()
