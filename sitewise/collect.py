@@ -1,15 +1,15 @@
 """Render pages in headless Chromium and record them with ``bookmarklet/collect.js``.
 
 One :class:`Collector` owns one Chromium, driven by Playwright's async API on an event loop in a
-background thread; its methods are plain blocking calls, usable from any thread. Every page gets a
-fresh browser context (own cookies, storage and routes), several pages render at once, and each page
-has a time limit: a page that fails or hangs becomes a :class:`CollectError` while the rest go on.
+background thread; its methods are plain blocking calls, usable from any thread. Several pages render
+at once, each worker in a tab (browser context) of its own that it reuses, and each page has a time
+limit: a page that fails or hangs becomes a :class:`CollectError` while the rest go on.
 
-A *stored* page (bytes saved earlier) is served at its own URL through request interception: the
-main document request is fulfilled with the stored bytes, every other request is aborted, so nothing
-touches the network while ``location``, relative links and the site are those of the original page.
-Page scripts run (as in the reader's browser); a script or meta refresh that navigates away is answered
-with 204 No Content, which keeps the stored page, and dialogs are dismissed (Playwright's default).
+A *stored* page (bytes saved earlier) is served at its own URL with no network: the main document
+request is answered with the stored bytes, every other request is refused inside Chromium, so
+``location``, relative links and the site are those of the original page. Page scripts run (as in the
+reader's browser); a script or meta refresh that navigates away is answered with 204 No Content, which
+keeps the stored page, and dialogs are dismissed (Playwright's default).
 
 Rendered stored pages can be cached on disk (``cache_dir``), keyed by everything that shapes the
 result: the collector source, URL, bytes, content type, viewport and options.
@@ -204,7 +204,7 @@ class Collector:
         self._thread = threading.Thread(target=self._loop.run_forever, name="sitewise-collector", daemon=True)
         self._thread.start()
         try:
-            self._call(self._launch())
+            asyncio.run_coroutine_threadsafe(self._launch(), self._loop).result()
         except BaseException:
             self.close()
             raise
@@ -251,17 +251,6 @@ class Collector:
             await self._playwright.stop()
             self._playwright = None
 
-    def _call(self, coroutine: Any, timeout: float | None = None) -> Any:
-        if self._loop is None:
-            coroutine.close()
-            raise RuntimeError("the collector is not started: use 'with Collector() as collector'")
-        future = asyncio.run_coroutine_threadsafe(coroutine, self._loop)
-        try:
-            return future.result(timeout)
-        except BaseException:
-            future.cancel()
-            raise
-
     # -- public API ------------------------------------------------------------------------------
 
     def collect_url(self, url: str) -> Page:
@@ -304,7 +293,6 @@ class Collector:
         workers: int | None = None,
         timeout_s: float | None = None,
         progress: bool = True,
-        description: str = "collect",
     ) -> Iterator[tuple[int, Outcome]]:
         """Collect every item, yielding ``(input index, outcome)`` as pages finish (cached ones
         first), so a caller can write each page out and let it go. Stopping early cancels the rest."""
@@ -312,7 +300,7 @@ class Collector:
 
         items = list(items)
         finished: queue.SimpleQueue[tuple[int, Outcome]] = queue.SimpleQueue()
-        with tqdm(total=len(items), desc=description, unit="page", file=sys.stderr, disable=not progress) as bar:
+        with tqdm(total=len(items), desc="collect", unit="page", file=sys.stderr, disable=not progress) as bar:
             pending = []
             for index, item in enumerate(items):
                 cached = self._cached(item)
