@@ -40,6 +40,15 @@ MAX_INCLUDE = 6
 MAX_EXCLUDE = 8
 #: A selector must improve F1 by at least this much to be added (below it, it is fitting noise).
 MIN_GAIN = 1e-4
+#: The first include may be a container instead of the best candidate when it covers this share of
+#: what the best covers, scores at most CONTAINER_SLACK less before excludes, and as well after them
+#: (at most LOOKAHEAD such containers are tried).
+CONTAINER_COVERAGE = 0.98
+CONTAINER_SLACK = 0.05
+LOOKAHEAD = 5
+#: ... and when it needs at most this many excludes: a container that must be carved up further is a
+#: layout column, not the article.
+CONTAINER_EXCLUDES = 2
 #: Pairs are formed with the last few steps of a path only (the block and its near ancestors).
 PAIR_DEPTH = 3
 
@@ -186,6 +195,41 @@ def _equivalents(chosen: Candidate, candidates: Sequence[Candidate]) -> list[str
     return sorted(same)
 
 
+def _f1(tp: float, fp: float, positives: float) -> float:
+    denominator = 2 * tp + fp + (positives - tp)
+    return 2 * tp / denominator if denominator > 0 else 0.0
+
+
+def _exclusions(
+    index: PathIndex, selected: np.ndarray, positive: np.ndarray, negative: np.ndarray, total: float,
+    tp: float, fp: float,
+) -> tuple[list[str], np.ndarray, float, float, float]:
+    """Greedy excludes for a selection: (excludes, selection after them, tp, fp, F1)."""
+    selected = selected.copy()
+    current = _f1(tp, fp, total)
+    exclude: list[str] = []
+    exclusions = _candidates(index, np.nonzero(selected & (negative > 0))[0], for_exclude=True)
+    if not exclusions:
+        return exclude, selected, tp, fp, current
+    membership = _membership(exclusions, len(selected))
+    alive = np.ones(len(exclusions), dtype=bool)
+    while len(exclude) < MAX_EXCLUDE and alive.any():
+        loss_tp = membership @ (positive * selected)
+        loss_fp = membership @ (negative * selected)
+        new_tp = tp - loss_tp
+        f1 = 2 * new_tp / np.maximum(2 * new_tp + (fp - loss_fp) + (total - new_tp), 1e-12)
+        f1[~alive | (loss_tp + loss_fp <= 0)] = -1.0
+        best = _pick(f1, exclusions, current)
+        if best is None:
+            break
+        chosen = exclusions[best]
+        exclude.append(chosen.selector)
+        selected[chosen.paths] = False
+        tp, fp, current = float(new_tp[best]), fp - float(loss_fp[best]), float(f1[best])
+        alive[best] = False
+    return exclude, selected, tp, fp, current
+
+
 def induce(
     paths: "Sequence[tuple[Step, ...]] | PathIndex",
     positive: np.ndarray,
@@ -196,8 +240,11 @@ def induce(
     """Include and exclude selectors that select the positive weight of the paths and little else.
 
     ``paths`` may be a :class:`PathIndex` already built over the same paths (learning builds one per
-    site). With ``equivalents``, each include lists the single compounds equivalent to it on the
-    training pages (see :func:`_equivalents`)."""
+    site). The first include — the article's main container — is chosen by looking ahead: each of the
+    :data:`LOOKAHEAD` best candidates is scored with the excludes it would get, so a container plus an
+    exclude for its share bar beats "its paragraphs only" (which would miss the lists, quotes and
+    sub-headings of articles not seen yet); containers win ties. With ``equivalents``, each include
+    lists the single compounds equivalent to it on the training pages (see :func:`_equivalents`)."""
     index = paths if isinstance(paths, PathIndex) else PathIndex(paths)
     count = len(index.paths)
     total = float(positive.sum())
@@ -216,7 +263,10 @@ def induce(
         new_tp = tp + gain_tp
         f1 = 2 * new_tp / np.maximum(2 * new_tp + fp + gain_fp + (total - new_tp), 1e-12)
         f1[~alive] = -1.0
-        best = _pick(f1, candidates, current)
+        if include:
+            best = _pick(f1, candidates, current)
+        else:
+            best = _look_ahead(f1, candidates, index, positive, negative, total, gain_tp, gain_fp)
         if best is None:
             break
         chosen = candidates[best]
@@ -224,23 +274,34 @@ def induce(
         selected[chosen.paths] = True
         tp, fp, current = float(new_tp[best]), fp + float(gain_fp[best]), float(f1[best])
         alive[best] = False
-
-    exclude: list[str] = []
-    exclusions = _candidates(index, np.nonzero(selected & (negative > 0))[0], for_exclude=True)
-    membership = _membership(exclusions, count)
-    alive = np.ones(len(exclusions), dtype=bool)
-    while len(exclude) < MAX_EXCLUDE and alive.any():
-        loss_tp = membership @ (positive * selected)
-        loss_fp = membership @ (negative * selected)
-        new_tp = tp - loss_tp
-        f1 = 2 * new_tp / np.maximum(2 * new_tp + (fp - loss_fp) + (total - new_tp), 1e-12)
-        f1[~alive | (loss_tp + loss_fp <= 0)] = -1.0
-        best = _pick(f1, exclusions, current)
-        if best is None:
-            break
-        chosen = exclusions[best]
-        exclude.append(chosen.selector)
-        selected[chosen.paths] = False
-        tp, fp, current = float(new_tp[best]), fp - float(loss_fp[best]), float(f1[best])
-        alive[best] = False
+    exclude, selected, tp, fp, current = _exclusions(index, selected, positive, negative, total, tp, fp)
     return Induction(include, exclude, current, selected)
+
+
+def _look_ahead(
+    f1: np.ndarray, candidates: Sequence[Candidate], index: PathIndex, positive: np.ndarray, negative: np.ndarray,
+    total: float, gain_tp: np.ndarray, gain_fp: np.ndarray,
+) -> int | None:
+    """The first include: the best candidate, or a container that covers (nearly) as much article text
+    and does as well once it has its excludes; containers first among near-equals, then the simplest."""
+    best = _pick(f1, candidates, 0.0)
+    if best is None:
+        return None
+    containers = [
+        i for i in np.nonzero((gain_tp >= CONTAINER_COVERAGE * gain_tp[best]) & (f1 >= f1[best] - CONTAINER_SLACK))[0]
+        if " " not in candidates[i].selector and i != best
+    ]
+    distinct: dict[bytes, int] = {}
+    for i in sorted(containers, key=lambda i: (-f1[i], _tie_key(candidates[i]))):
+        distinct.setdefault(candidates[i].paths.tobytes(), int(i))
+    options = [best] + list(distinct.values())[:LOOKAHEAD]
+    scored = []
+    for i in options:
+        selected = np.zeros(len(positive), dtype=bool)
+        selected[candidates[i].paths] = True
+        exclude, _, _, _, final = _exclusions(index, selected, positive, negative, total, float(gain_tp[i]), float(gain_fp[i]))
+        if i == best or len(exclude) <= CONTAINER_EXCLUDES:
+            scored.append((final, i))
+    top = max(final for final, _ in scored)
+    near = [i for final, i in scored if final >= top - MIN_GAIN]
+    return min(near, key=lambda i: (" " in candidates[i].selector, _tie_key(candidates[i])))
