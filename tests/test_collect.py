@@ -279,8 +279,7 @@ def test_failing_pages_are_reported_while_the_rest_go_on(collector):
 def test_same_url_twice_in_one_tab_renders_both(collector):
     first = StoredPage("http://same.test/a#one", b"<p>first version</p>")
     second = StoredPage("http://same.test/a#two", b"<p>second version</p>")
-    with Collector(workers=1) as single:
-        results = single.collect_many([first, second], progress=False)
+    results = collector.collect_many([first, second], workers=1, progress=False)  # one worker, one tab
     assert [texts(page)[0] for page in results] == ["first version", "second version"]
 
 
@@ -331,9 +330,8 @@ def test_collect_js_as_a_plain_script_adds_two_globals_and_changes_nothing():
     assert Page.from_dict({**collected, "url": "http://fixture.test/"}).blocks[0].text == "Intro text outro text"
 
 
-def test_noscript_content_shows_only_when_scripts_are_off():
+def test_noscript_content_shows_only_when_scripts_are_off(collector):
     body = b"<p>always</p><noscript><p>enable JavaScript</p></noscript>"
-    with Collector(workers=1) as scripted:
-        assert texts(scripted.collect_stored("http://ns.test/", body)) == ["always"]
+    assert texts(collector.collect_stored("http://ns.test/", body)) == ["always"]
     with Collector(workers=1, javascript=False) as unscripted:
         assert texts(unscripted.collect_stored("http://ns.test/", body)) == ["always", "enable JavaScript"]
