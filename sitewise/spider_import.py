@@ -213,6 +213,20 @@ def read_spider_file(path: str | Path) -> Page:
     return page_from_spider(data)
 
 
+def read_page_file(path: str | Path) -> Page:
+    """A page file in either format — sitewise page JSON or spider JSON (it has ``texts``) — plain or
+    gzipped; raises :class:`PageError` for anything else."""
+    path = Path(path)
+    raw = path.read_bytes()
+    if path.suffix == ".gz":
+        raw = gzip.decompress(raw)
+    try:
+        data = json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise PageError("(file)", f"not JSON: {exc}") from None
+    return page_from_spider(data) if isinstance(data, dict) and "texts" in data else Page.from_dict(data)
+
+
 def spider_files(root: str | Path) -> Iterator[Path]:
     """Spider page files under a folder (or the file itself), in natural order of their paths."""
     root = Path(root)

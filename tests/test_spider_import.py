@@ -132,3 +132,15 @@ def test_cli_writes_page_files(tmp_path, capsys):
     (written,) = list(tmp_path.glob("*.json"))
     page = Page.from_dict(json.loads(written.read_text()))
     assert page.url.endswith("river-festival-crowds/")
+
+
+def test_read_page_file_takes_either_format(tmp_path):
+    from sitewise.spider_import import read_page_file
+
+    spider = read_page_file(FIXTURE / "002.json")
+    own = tmp_path / "page.json.gz"
+    own.write_bytes(gzip.compress(json.dumps(spider.to_dict()).encode()))
+    assert read_page_file(own).to_dict()["blocks"] == spider.to_dict()["blocks"]
+    (tmp_path / "bad.json").write_text("[1, 2]")
+    with pytest.raises(PageError):
+        read_page_file(tmp_path / "bad.json")

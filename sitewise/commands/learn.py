@@ -66,6 +66,7 @@ def run(args: argparse.Namespace) -> int:
 def _learn_files(args: argparse.Namespace) -> int:
     from ..learn.learner import SiteLearner
     from ..page import Page, PageError
+    from ..spider_import import read_page_file
 
     pages = []
     for path in args.files:
@@ -74,8 +75,8 @@ def _learn_files(args: argparse.Namespace) -> int:
             if not file.name.endswith((".json", ".json.gz")):
                 continue
             try:
-                pages.append(_read_page(file))
-            except (PageError, OSError, json.JSONDecodeError) as exc:
+                pages.append(read_page_file(file))
+            except (PageError, OSError) as exc:
                 print(f"{file}: {exc}", file=sys.stderr)
     by_site: dict[str, list[Page]] = {}
     for page in pages:
@@ -93,13 +94,3 @@ def _learn_files(args: argparse.Namespace) -> int:
         print(text)
     return 0
 
-
-def _read_page(file: Path):
-    import gzip
-
-    from ..page import Page
-    from ..spider_import import page_from_spider
-
-    raw = file.read_bytes()
-    data = json.loads(gzip.decompress(raw) if file.name.endswith(".gz") else raw)
-    return page_from_spider(data) if isinstance(data, dict) and "texts" in data else Page.from_dict(data)

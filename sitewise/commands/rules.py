@@ -63,23 +63,14 @@ def _list_versions(store, site: str) -> int:
 def _apply(rules: dict, file: Path) -> int:
     from ..learn.rules import apply_rules
 
-    raw = file.read_bytes()
-    if file.name.endswith(".gz"):
-        import gzip
-
-        raw = gzip.decompress(raw)
-    found = None
     if file.name.endswith((".json", ".json.gz")):
-        from ..page import Page
-        from ..spider_import import page_from_spider
+        from ..spider_import import read_page_file
 
-        data = json.loads(raw)
-        page = page_from_spider(data) if "texts" in data else Page.from_dict(data)
-        found = apply_rules(rules, page=page)
+        found = apply_rules(rules, page=read_page_file(file))
     else:
-        from ..manifest import decode_html
+        from ..manifest import decode_html, read_bytes
 
-        found = apply_rules(rules, html=decode_html(raw))
+        found = apply_rules(rules, html=decode_html(read_bytes(file)))
     print(found.text)
     print(f"-- template {found.template}, {found.words} words, "
           f"{'confident' if found.confident else 'not confident: ' + found.reason}")

@@ -22,9 +22,12 @@ from __future__ import annotations
 import functools
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Sequence, TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from scipy import sparse
 
 from .features import is_generated_name
 from .selectors import Step
