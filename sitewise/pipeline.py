@@ -11,10 +11,13 @@ from __future__ import annotations
 import html as html_lib
 import re
 from dataclasses import asdict, dataclass, field
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
 from .extractors import Document
 from .page import Block, Page
+
+if TYPE_CHECKING:
+    from .store import Store
 
 #: Tags kept when HTML is rebuilt from collected blocks (for MSS, when a page comes without HTML).
 _REBUILT_TAGS = frozenset("p h1 h2 h3 h4 h5 h6 li blockquote pre td th dt dd figcaption caption".split())
@@ -132,6 +135,27 @@ def blocks_in_text(blocks: Sequence[Block], text: str) -> list[int]:
             chosen.append(index)
             cursor = at + len(needle)
     return chosen
+
+
+def rule_labelled_pages(store: "Store") -> Iterator[tuple[str, str]]:
+    """(HTML, article text) of every stored page of every learned site whose rules apply to it
+    confidently: training data for the fallback, labelled by what sitewise has learned.
+
+    Only pages that carry their serialized DOM count (the HTML MSS sees at run time); text rebuilt
+    from blocks would teach it a markup no real page has.
+    """
+    from .learn.rules import apply_rules
+
+    for site in store.sites():
+        rules = store.rules(site)
+        if rules is None:
+            continue
+        for page in store.pages(site):
+            if not page.html:
+                continue
+            found = apply_rules(rules, page=page)
+            if found.confident and found.text:
+                yield page.html, found.text
 
 
 class SitewiseExtractor:

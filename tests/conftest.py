@@ -58,3 +58,26 @@ def sample_site() -> SampleSite:
 def sample_site_url(sample_site: SampleSite):
     with serve_site(sample_site) as base_url:
         yield base_url
+
+
+#: Hosts the sample sites are rendered at (stored pages: served from memory, no network).
+SAMPLE_HOSTS = {"gazette.test": 7, "other.test": 11}
+
+
+@pytest.fixture(scope="session")
+def collected_sites():
+    """Two generated sites rendered in Chromium with their HTML: {host: (site, {path: Page})}."""
+    from sitewise.collect import Collector, StoredPage
+
+    sites = {host: generate_site(seed=seed) for host, seed in SAMPLE_HOSTS.items()}
+    items = [(host, path) for host, site in sites.items() for path in site.pages]
+    with Collector(workers=2, include_html=True) as collector:
+        pages = collector.collect_many(
+            [StoredPage(f"http://{host}{path}", sites[host].pages[path].html.encode()) for host, path in items],
+            progress=False,
+        )
+    collected: dict[str, tuple[SampleSite, dict]] = {host: (site, {}) for host, site in sites.items()}
+    for (host, path), page in zip(items, pages):
+        assert not isinstance(page, Exception), page
+        collected[host][1][path] = page
+    return collected

@@ -13,16 +13,9 @@ SITE_URL = "http://gazette.test"
 
 
 @pytest.fixture(scope="module")
-def collected(sample_site):
-    """Every page of the sample site rendered in Chromium, with its HTML, by path."""
-    from sitewise.collect import Collector, StoredPage
-
-    paths = list(sample_site.pages)
-    with Collector(workers=2, include_html=True) as collector:
-        pages = collector.collect_many(
-            [StoredPage(SITE_URL + p, sample_site.pages[p].html.encode()) for p in paths], progress=False
-        )
-    return dict(zip(paths, pages))
+def collected(collected_sites):
+    """Every page of the sample site (seed 7, at gazette.test) rendered in Chromium, by path."""
+    return collected_sites["gazette.test"][1]
 
 
 @pytest.fixture(scope="module")

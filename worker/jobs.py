@@ -9,6 +9,7 @@ from sitewise.config import Settings
 from sitewise.learn.site import learn_stored_site
 from sitewise.store import Store
 
+from .fallback import maybe_enqueue_retrain
 from .queue import release_pending
 
 
@@ -21,4 +22,7 @@ def learn_site(site: str, force: bool = False) -> dict[str, Any]:
     release_pending(site, job.id, job.connection)
     settings = Settings.from_env()
     store = Store(job.connection, settings.max_pages_per_site)
-    return learn_stored_site(store, site, min_pages=settings.min_pages_to_learn, force=force).to_dict()
+    outcome = learn_stored_site(store, site, min_pages=settings.min_pages_to_learn, force=force)
+    if outcome.stored:
+        maybe_enqueue_retrain(job.connection)  # new rules label new pages: the fallback can learn from them
+    return outcome.to_dict()

@@ -1,0 +1,51 @@
+"""The fallback learns from learned sites: rules label stored pages, a worker job trains MSS on them."""
+import pytest
+from rq import SimpleWorker
+
+from sitewise.learn.site import learn_stored_site
+from sitewise.mss.extractor import extract_mss, load_scorer
+from sitewise.mss.scorers import BaselineScorer
+from sitewise.pipeline import rule_labelled_pages
+from worker.fallback import maybe_enqueue_retrain
+from worker.queue import learn_queue
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture
+def learned_store(store, collected_sites):
+    """Both sample sites stored and learned (their index pages included: they have no article)."""
+    for _, pages in collected_sites.values():
+        for page in pages.values():
+            store.put_page(page)
+    for host in collected_sites:
+        assert learn_stored_site(store, host).stored
+    return store
+
+
+def test_rules_label_the_article_pages_of_learned_sites(learned_store, collected_sites):
+    pairs = list(rule_labelled_pages(learned_store))
+    articles = sum(len(site.article_paths) for site, _ in collected_sites.values())
+    assert articles - 2 <= len(pairs) <= articles  # the index pages match no article template
+    html, text = pairs[0]
+    assert "<html" in html and text and text.split("\n")[0] in html
+
+
+def test_retrain_job_writes_a_model_the_fallback_uses(learned_store, redis_client, tmp_path, monkeypatch):
+    model = tmp_path / "mss-model.json.gz"
+    monkeypatch.setenv("SITEWISE_MSS_MODEL", str(model))
+    job = learn_queue(redis_client).enqueue_call("worker.fallback.retrain_fallback", kwargs={"min_pages": 10})
+    SimpleWorker([learn_queue(redis_client)], connection=redis_client).work(burst=True)
+    job.refresh()
+    assert job.is_finished, job.exc_info
+    assert job.return_value()["model"] == str(model) and job.return_value()["used"] >= 10
+    scorer = load_scorer()
+    assert not isinstance(scorer, BaselineScorer)  # the configured model is the self-trained one
+    html, text = next(rule_labelled_pages(learned_store))
+    assert extract_mss(html, scorer).text
+
+
+def test_retrain_is_queued_once_per_interval(redis_client):
+    assert maybe_enqueue_retrain(redis_client) is not None
+    assert maybe_enqueue_retrain(redis_client) is None
+    assert len(learn_queue(redis_client)) == 1
