@@ -53,7 +53,7 @@
   var closed = false;
   var state = {
     server: SERVER, site: null, url: location.href, method: null, ruleVersion: null, template: null,
-    pagesLearnedFrom: null, pagesStored: null, pagesNeeded: null, upload: null, blocks: [], article: [], highlight: true,
+    pagesLearnedFrom: null, pagesStored: null, pagesNeeded: null, upload: null, blocks: 0, article: [], highlight: true,
     error: null
   };
   var page = null;
@@ -113,8 +113,9 @@
           state.upload = response.status === 429 ? "rate-limited" : "refused: " + (body.message || response.status);
         }
       });
-    }, function (error) {
-      state.upload = "failed: " + describeNetworkError(error);
+    }).catch(function (error) {
+      // The article is still shown; only the contribution failed.
+      state.upload = "not sent: " + (error && error.cspBlocked ? "blocked by this page's Content-Security-Policy" : (error && error.message) || error);
     });
   }
 
@@ -418,7 +419,7 @@
         ? "Thanks — marked as " + (kind === "not_article" ? "not article." : "missing article text.")
         : "The server did not take the mark (" + response.status + ").";
     }, function (error) {
-      return "Could not send the mark: " + describeNetworkError(error);
+      return "Could not send the mark: " + error.message;
     });
   }
 
@@ -596,9 +597,6 @@
     if (panel && !closed) panel.render();
   }
 
-  function describeNetworkError(error) {
-    return error && error.cspBlocked ? "blocked by this page's Content-Security-Policy" : "the server could not be reached";
-  }
 
   // fetch() rejects the same way for a CSP block and a dead server; the securitypolicyviolation event
   // (fired for the blocked URL) tells them apart.
