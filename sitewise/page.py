@@ -21,6 +21,11 @@ COLLECTORS = ("bookmarklet", "playwright", "import")
 #: and a page of several MB would crowd the store.
 MAX_HTML_CHARS = 2_000_000
 
+#: A block nested deeper than this did not come from a rendered page (Chromium's HTML parser nests at
+#: most 512 elements); refusing it keeps selector matching, which recurses once per step, within Python's
+#: stack (a 1,000-step selector made learning, and extraction for the site, fail with RecursionError).
+MAX_DEPTH = 512
+
 #: The computed CSS properties recorded for every block, in this order. They are the properties that
 #: tell article text from navigation, captions and footers (see ``bookmarklet/collect.js`` for the
 #: normalisation of each value).
@@ -235,6 +240,9 @@ def _block_from_dict(data: Any, where: str) -> Block:
     if not isinstance(path, list) or not all(isinstance(p, str) for p in path):
         raise PageError(f"{where}.path", "must be a list of tag names")
     selector = _required_str(data, "selector", where)
+    if len(path) > MAX_DEPTH or selector.count(">") > MAX_DEPTH:
+        field_name = "path" if len(path) > MAX_DEPTH else "selector"
+        raise PageError(f"{where}.{field_name}", f"nests deeper than {MAX_DEPTH} elements")
     box_data = data.get("box")
     if not isinstance(box_data, dict):
         raise PageError(f"{where}.box", "must be an object with left, top, width, height")

@@ -19,11 +19,14 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from server import create_app
 from sitewise.config import Settings
-from sitewise.page import COLLECTORS, STYLE_PROPERTIES, Page
+from sitewise.page import COLLECTORS, MAX_DEPTH, STYLE_PROPERTIES, Page
 from sitewise.redis_conn import connect
 from sitewise.store import Store
 
+from learn_support import sample_pages
 from reliability_support import page_dict
+from sitewise.learn.site import learn_stored_site
+from sitewise.sample_site import generate_site
 
 #: Examples per property: enough to hit every validator branch, few enough for a fast suite.
 EXAMPLES = 120
@@ -275,7 +278,10 @@ EXTREMES = {
     "lone surrogate": (lambda: encode(_page_with(), False).replace(b"Body text", b"Body \\ud800 text"), {}, {400}),
     "surrogate pair": (lambda: encode(_page_with(), False).replace(b"Body text", b"Body \\ud83d\\ude00 text"), {}, {201}),
     "NUL in text": (lambda: encode(_page_with(), False).replace(b"Body text", b"Body \\u0000 text"), {}, {201}),
-    "huge selector": (lambda: encode(_page_with(blocks=[dict(_minimal_block(0), selector="div > " * 500_000 + "p")]), False), {}, {201, 400}),
+    "huge selector": (lambda: encode(_page_with(blocks=[dict(_minimal_block(0), selector="div > " * 500_000 + "p")]), False), {}, {400}),
+    "selector at the depth limit": (lambda: encode(_page_with(blocks=[dict(_minimal_block(0), selector="div > " * MAX_DEPTH + "p")]), False), {}, {201}),
+    "huge class name": (lambda: encode(_page_with(blocks=[dict(_minimal_block(0), selector="p." + "x" * 3_000_000)]), False), {}, {201}),
+    "deep path": (lambda: encode(_page_with(blocks=[dict(_minimal_block(0), path=["div"] * 100_000)]), False), {}, {400}),
     "huge integer": (lambda: encode(_page_with(blocks=[dict(_minimal_block(0), box={"left": 10**300, "top": 0, "width": 1, "height": 1})]), False), {}, {400}),
     "integer past the parser": (lambda: encode(_page_with(), False).replace(b'"link_chars": 0', b'"link_chars": ' + b"9" * 5000), {}, {400}),
     "float overflow": (lambda: encode(_page_with(), False).replace(b'"left": 100', b'"left": 1e999'), {}, {400}),
@@ -362,3 +368,32 @@ def test_extreme_extract_requests(client, request_body):
     response = client.post("/api/extract", data=json.dumps(request_body), headers={"Content-Type": "application/json"})
     print(f"extract: {response.status_code} in {time.perf_counter() - started:.2f} s")
     check_answer(response, "/api/extract")
+
+
+def test_hostile_pages_on_a_learned_site_neither_fail_extraction_nor_learning(client, store):
+    """Selectors and paths at the depth limit, gigantic blocks and many blocks reach the rules (apply, in
+    /api/extract) and the learner (the next learn of the site): answers, no exception."""
+    pages = [page for page, sample in sample_pages(generate_site(seed=3, stories=4, features=0)).values() if sample.article]
+    for page in pages:
+        store.put_page(page)
+    site = pages[0].site
+    assert learn_stored_site(store, site).stored
+    hostile = []
+    for n, change in enumerate([
+        {"selector": "div > " * MAX_DEPTH + "p"},
+        {"path": ["div"] * MAX_DEPTH},
+        {"text": "word " * 200_000},
+        {"selector": "p." + "x" * 100_000},
+    ]):
+        data = pages[0].to_dict()
+        data["url"] = f"{data['url']}?hostile={n}"
+        data["canonical_url"] = None
+        data["blocks"][3].update(change)
+        hostile.append(data)
+    for data in hostile:
+        response = client.post("/api/extract", json={"page": data})
+        check_answer(response, "/api/extract")
+        assert response.status_code == 200
+        assert client.post("/api/pages", json=data).status_code == 201
+    outcome = learn_stored_site(store, site)
+    assert outcome.reason  # learned or refused with a reason — never an exception
