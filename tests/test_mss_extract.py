@@ -1,0 +1,101 @@
+"""MSS end to end: an article page, a listing page, the registered extractors, training and self-training."""
+import gzip
+import json
+
+import pytest
+
+from sitewise.cli import main
+from sitewise.extractors import Document, get_extractor
+from sitewise.metrics import word_prf
+from sitewise.mss import MSS, extract_mss
+from sitewise.mss.model import load_model
+from sitewise.mss.scorers import BaselineScorer
+from sitewise.mss.selftrain import self_train
+from sitewise.sample_site import generate_site
+
+PARAGRAPHS = [
+    "The harbour authority approved a plan on Tuesday to deepen the main channel, letting larger cargo "
+    "ships reach the old docks for the first time in forty years.",
+    "Dredging will start in the spring and last about eighteen months, the authority said, with work "
+    "paused during the summer so that fishing boats can use the channel.",
+    "Local businesses welcomed the decision. Owners of the warehouses along the quay said new traffic "
+    "would bring jobs back to a part of town that has been quiet for a long time.",
+]
+ARTICLE_PAGE = f"""<!DOCTYPE html><html><head><title>Harbour channel to be deepened</title>
+<script>var tracking = {{"id": 1}};</script><style>.x {{ color: red }}</style></head><body>
+<div id="header"><a href="/">Home</a> <a href="/news">News</a> <a href="/sport">Sport</a> <a href="/weather">Weather</a></div>
+<nav><ul><li><a href="/a">Politics</a></li><li><a href="/b">Business</a></li><li><a href="/c">Culture</a></li></ul></nav>
+<div class="content"><h1>Harbour channel to be deepened</h1><p class="byline">By Ada Brook</p>
+{''.join(f'<p>{p}</p>' for p in PARAGRAPHS)}</div>
+<div class="sidebar"><h3>Most read</h3><ul><li><a href="/1">Storm closes coast road</a></li><li><a href="/2">Council budget vote</a></li></ul></div>
+<div id="comments"><p>What about the noise? Nobody asked the people who live on the quay about this plan at all.</p></div>
+<div class="footer"><a href="/about">About us</a> | <a href="/privacy">Privacy</a> | Copyright 2024</div>
+</body></html>"""
+LISTING_PAGE = "<html><body><h1>Latest news</h1>" + "".join(
+    f'<div class="teaser"><h2><a href="/story/{n}">Story number {n} about the harbour</a></h2>'
+    f"<p>A short teaser for story {n}, a line or so long …</p></div>" for n in range(12)
+) + "</body></html>"
+
+
+@pytest.mark.parametrize("pipeline", [MSS(), MSS(BaselineScorer())])
+def test_article_page_gives_the_article_and_not_the_furniture(pipeline):
+    result = pipeline.extract(ARTICLE_PAGE)
+    assert result.found and not result.reason
+    for paragraph in PARAGRAPHS:
+        assert paragraph in result.text
+    for junk in ("Politics", "Most read", "noise", "Privacy", "tracking"):
+        assert junk not in result.text
+    assert result.span is not None and result.span[0] < result.span[1] and result.score > 0
+    assert "<p>" in result.html
+
+
+def test_listing_and_empty_pages_give_nothing():
+    for html in (LISTING_PAGE, "", "<html><body></body></html>", "<p>Page not found</p>"):
+        result = extract_mss(html, BaselineScorer())
+        assert result.text == "" and result.reason
+
+
+def test_registered_extractors_work_on_documents():
+    document = Document(id="fixture", html=ARTICLE_PAGE)
+    for name in ("mss-baseline", "mss"):
+        extractor = get_extractor(name)
+        assert extractor.needs_page is False and extractor.per_site is False
+        text, info = extractor.extract_detailed(document)
+        assert PARAGRAPHS[1] in text and info["method"] == name
+    assert get_extractor("mss-baseline").extract(Document(id="none")) == ""
+    with pytest.raises(ValueError):
+        get_extractor("mss-baseline", clean_bogus="1")
+    hr_cut = get_extractor("mss-baseline", hr="cut", clean_figure="yes", min_paragraph_words="0")
+    assert hr_cut.pipeline.hr == "cut" and hr_cut.pipeline.clean.figure and hr_cut.pipeline.min_paragraph_words == 0
+
+
+def test_train_mss_command_and_supervised_extraction(tmp_path):
+    site = generate_site(seed=3)
+    root = tmp_path / "set"
+    (root / "html").mkdir(parents=True)
+    (root / "truth").mkdir()
+    with (root / "manifest.jsonl").open("w") as manifest:
+        for n, page in enumerate(p for p in site.pages.values() if p.article):
+            (root / "html" / f"{n}.html.gz").write_bytes(gzip.compress(page.html.encode()))
+            (root / "truth" / f"{n}.txt").write_text(page.truth)
+            manifest.write(json.dumps({"id": f"set/{n}", "site": "gazette", "url": None, "html": f"html/{n}.html.gz",
+                                       "truth": f"truth/{n}.txt", "split": None, "official_split": "train"}) + "\n")
+    out = tmp_path / "model.json.gz"
+    assert main(["train-mss", "--manifest", str(root), "--split", "train", "--out", str(out)]) == 0
+    model = load_model(out)
+    other = generate_site(seed=11)
+    pages = [p for p in other.pages.values() if p.article]
+    scores = [word_prf(extract_mss(p.html, model).text, p.truth).f1 for p in pages]
+    assert min(scores) > 0.8
+    assert extract_mss(other.pages["/"].html, model).text == ""  # the index lists articles, it is not one
+    assert main(["train-mss", "--manifest", str(root), "--split", "test", "--out", str(out)]) == 2  # no pages
+
+
+def test_self_training_writes_a_model_only_with_enough_pages(tmp_path):
+    pages = [p for p in generate_site(seed=5).pages.values() if p.article]
+    pairs = [(p.html, p.truth) for p in pages]
+    skipped = self_train(pairs[:3], tmp_path / "few.json.gz")
+    assert skipped.path is None and not (tmp_path / "few.json.gz").exists()
+    result = self_train(pairs, tmp_path / "model.json.gz", min_pages=10)
+    assert result.path == tmp_path / "model.json.gz" and result.report.used == len(pages)
+    assert load_model(result.path).info_["source"] == "self-training"

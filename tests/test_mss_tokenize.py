@@ -1,0 +1,53 @@
+"""The MSS tokenizer: tags, words and symbols as the paper defines them."""
+from sitewise.mss.tokenize import CLOSE, OPEN, WORD, parse_html, tokenize, word_token
+
+
+def test_script_and_style_contents_are_dropped_but_their_tails_kept():
+    tokens = tokenize("<html><body><p>before<script>var hidden = 1;</script>after</p>"
+                      "<style>p { color: red }</style><p>end</p></body></html>")
+    words = [w for w in tokens.words if w]
+    assert words == ["before", "after", "end"]
+    assert "script" not in tokens.tags and "style" not in tokens.tags
+
+
+def test_tags_open_and_close_and_unknown_tags_are_generic():
+    tokens = tokenize("<html><body><newselement>story text</newselement><br></body></html>")
+    assert "<UNKNOWN>" in tokens.features and "</UNKNOWN>" in tokens.features
+    assert tokens.features.count("<br>") == 1 and "</br>" not in tokens.features  # void element
+    opened = tokens.features.index("<body>")
+    assert tokens.kinds[opened] == OPEN and tokens.kinds[tokens.closes[opened]] == CLOSE
+    assert tokens.features[tokens.closes[opened]] == "</body>"
+
+
+def test_words_are_stemmed_lowercased_and_numbers_become_one():
+    assert word_token("Running") == "run"
+    assert word_token("connections") == "connect"
+    assert word_token("2012") == "1" and word_token("3,500.25") == "1"
+    tokens = tokenize("<p>Prices rose 12.5 percent!</p>")
+    words = [f for f, k in zip(tokens.features, tokens.kinds) if k == WORD]
+    assert words == ["price", "rose", "1", "percent", "!"]
+
+
+def test_symbols_are_tokens_and_cjk_characters_are_words():
+    tokens = tokenize("<p>Hello, world. 東京都</p>")
+    assert [w for w in tokens.words if w] == ["Hello", ",", "world", ".", "東", "京", "都"]
+
+
+def test_most_recent_unclosed_tag_links_lines_and_contexts():
+    tokens = tokenize('<div class="comment-list"><p>one <a href="/x">two</a></p><p>three</p></div>')
+    index = {w: i for i, w in enumerate(tokens.words) if w}
+    assert tokens.parents[index["one"]] == "p" and tokens.parents[index["two"]] == "a"
+    assert tokens.links[index["two"]] and not tokens.links[index["one"]]
+    assert tokens.contexts[index["one"]] == "comment"
+    assert tokens.lines[index["one"]] == tokens.lines[index["two"]] != tokens.lines[index["three"]]
+    assert tokens.text() == "one two\nthree"
+
+
+def test_an_unclosed_title_does_not_swallow_the_page():
+    tokens = tokenize("<html><head><title>Broken title<script>x</script></head><body><p>Real text here</p></body></html>")
+    assert "Real" in tokens.words
+
+
+def test_nothing_to_parse_gives_no_tokens():
+    assert parse_html("") is None and parse_html("   ") is None
+    assert len(tokenize("")) == 0 and tokenize("").text() == ""
