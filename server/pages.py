@@ -24,6 +24,8 @@ PAGE_CSP = (
 )
 #: Page keys listed on a site's dashboard (newest first).
 PAGES_LISTED = 100
+#: Sites listed per dashboard page (each costs a few Redis reads).
+SITES_PER_PAGE = 100
 
 
 @blueprint.after_app_request
@@ -48,21 +50,30 @@ def server_url() -> str:
 
 @blueprint.get("/")
 def install() -> str:
-    store = services().store
-    sites = store.sites()
     return render_template(
         "install.html",
         href=bookmarklet_href(server_url()),
         server=server_url(),
-        site_count=len(sites),
-        learned_count=sum(1 for site in sites if store.site_info(site)["learned"]),
+        site_count=len(services().store.sites()),
     )
 
 
 @blueprint.get("/sites")
 def sites() -> str:
     store = services().store
-    return render_template("sites.html", sites=[store.site_info(site) for site in store.sites()])
+    names = store.sites()
+    try:
+        offset = max(0, int(request.args.get("offset", 0)))
+    except ValueError:
+        offset = 0
+    shown = names[offset : offset + SITES_PER_PAGE]
+    return render_template(
+        "sites.html",
+        sites=[store.site_info(site) for site in shown],
+        total=len(names),
+        offset=offset,
+        per_page=SITES_PER_PAGE,
+    )
 
 
 @blueprint.get("/sites/<site>")

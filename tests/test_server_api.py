@@ -369,7 +369,8 @@ def story_page(url: str = "https://news.example/a/1") -> dict:
     data["blocks"] = [
         block("Home News Sport", "body > nav > ul > li", "li", top=10),
         block("Harbor strike ends", "body > main > article.story > h1", "h1", top=80),
-        *[block(f"The harbor workers voted to accept the new contract, paragraph {i}, and ships came in.",
+        *[block(f"The harbor workers voted to accept the new contract, paragraph {i}, and ships came in "
+                "again for the first time since the long strike began in the cold spring.",
                 "body > main > article.story > p", top=140 + 60 * i) for i in range(4)],
         block("Copyright 2024 The Gazette.", "body > footer", "footer", top=600),
     ]

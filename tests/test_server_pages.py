@@ -59,7 +59,8 @@ def test_scripts_are_served_with_revalidation(client):
 def test_dashboard_lists_sites_and_previews_a_page(client, store):
     data = page_dict("https://news.example/a/1", blocks=0)
     data["blocks"] = [block("Home News Sport", "body > nav.menu > ul > li", "li")] + [
-        block(f"The harbor workers voted on the new contract, paragraph {i}, and the port was quiet.",
+        block(f"The harbor workers voted on the new contract, paragraph {i}, and the port was quiet again "
+              "for the first time since the long strike began in the cold spring.",
               "body > main > article.story > p", top=200 + 60 * i) for i in range(6)]
     assert client.post("/api/pages", json=data).status_code == 201
     listing = client.get("/sites").get_data(as_text=True)
@@ -93,3 +94,16 @@ def test_nothing_from_an_uploaded_page_is_rendered_as_html(client, store):
         assert "<script>alert" not in html and "<img src=x" not in html, path
     detail = client.get("/sites/news.example").get_data(as_text=True)
     assert "&lt;script&gt;alert(" in detail  # shown, as text
+
+
+def test_sites_are_listed_a_hundred_per_page(client, store):
+    from sitewise.page import Page
+
+    for i in range(105):
+        store.put_page(Page.from_dict(page_dict(f"https://site{i:03d}.example/a")))
+    first = client.get("/sites").get_data(as_text=True)
+    assert first.count('<td><a href="/sites/') == 100 and "older →" in first and "1–100 of 105" in first
+    second = client.get("/sites?offset=100").get_data(as_text=True)
+    assert second.count('<td><a href="/sites/') == 5 and "← newer" in second
+    assert "site000.example" in second  # oldest last
+    assert client.get("/sites?offset=abc").status_code == 200
