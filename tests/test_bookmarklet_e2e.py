@@ -299,3 +299,13 @@ def test_a_readers_mark_wins_on_the_next_learn(tab, server, store, sample_site, 
     shown = highlighted(tab)
     assert normal(sample_site.pages[paths[5]].article[0]) not in shown
     assert shown == [normal(line) for line in sample_site.pages[paths[5]].article[1:]]
+
+
+def test_an_unreachable_api_is_said_in_the_panel(tab, server, store, sample_site, sample_site_url):
+    tab.route(server + "/api/**", lambda route: route.abort())
+    tab.route(server + "/rules/**", lambda route: route.abort())
+    tab.goto(sample_site_url + article_paths(sample_site)[0])
+    state = click_bookmarklet(tab, server)
+    assert "could not be reached" in state["error"] and "Content-Security-Policy" not in state["error"]
+    assert "could not be reached" in panel_text(tab)
+    assert store.sites() == []
