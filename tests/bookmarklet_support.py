@@ -39,6 +39,19 @@ PANEL_TEXT_JS = """() => { const host = document.querySelector('sitewise-panel')
 
 
 @contextlib.contextmanager
+def chromium() -> Iterator[Any]:
+    """Debian's Chromium, headless, through Playwright's sync API (for a module-scoped fixture)."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+@contextlib.contextmanager
 def running(server: http.server.HTTPServer) -> Iterator[str]:
     """Serve with ``server`` in a daemon thread on loopback; yields its base URL, shuts it down after."""
     thread = threading.Thread(target=server.serve_forever, daemon=True)

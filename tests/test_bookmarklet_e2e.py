@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from bookmarklet_support import (
-    CHROMIUM, CHROMIUM_ARGS, click_bookmarklet, highlighted, loader_code, loopback_only, normal, panel_text,
+    chromium, click_bookmarklet, highlighted, loader_code, loopback_only, normal, panel_text,
     serve_app, serve_html,
 )
 from server import create_app
@@ -22,12 +22,8 @@ pytestmark = pytest.mark.browser
 
 @pytest.fixture(scope="module")
 def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        yield chromium
-        chromium.close()
+    with chromium() as launched:
+        yield launched
 
 
 @pytest.fixture
