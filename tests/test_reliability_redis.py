@@ -72,7 +72,8 @@ def test_sigkilled_redis_loses_no_acknowledged_page(tmp_path):
         ]
         print(f"{len(writer.acknowledged)} acknowledged writes, {writer.failed} refused while Redis was down, "
               f"{len(missing)} lost, {len(damaged)} damaged")
-        assert len(writer.acknowledged) > 100 and writer.failed > 0
+        # A real stream (fsync per write on a busy shared disk allows ~100 a second) that met a dead Redis.
+        assert len(writer.acknowledged) > 30 and writer.failed > 0
         assert not missing and not damaged
         # No half-written page either: every page stored (acknowledged or not) decodes whole and is
         # listed in the site's order index (one MULTI/EXEC wrote both).

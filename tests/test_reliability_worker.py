@@ -111,8 +111,25 @@ def _kill(pid: int, signum: int = signal.SIGKILL) -> None:
         pass
 
 
-def _registered(connection, process) -> bool:
-    return any(w.pid == process.pid for w in Worker.all(connection=connection))
+def _add_worker(system, log_path) -> object:
+    """Start one more ``python -m worker`` and wait until it has registered with RQ."""
+    server, store, _, workers = system
+    process = start_worker(server.url, log_path)
+    workers.append(process)
+    wait_for(lambda: any(w.pid == process.pid for w in Worker.all(connection=store.redis)), 60, f"{log_path.stem} to register")
+    return process
+
+
+def _wait_for_the_end(job) -> str:
+    return wait_for(lambda: job.get_status(refresh=True) in (JobStatus.FINISHED, JobStatus.FAILED) and
+                    job.get_status(), JOB_TIMEOUT_S, "the retry to end")
+
+
+def _check_reader(reader) -> None:
+    reader.stopping.set()
+    reader.join()
+    print(f"{reader.reads} rule reads during the kill and the retry, {len(reader.odd)} odd")
+    assert reader.reads > 0 and not reader.odd
 
 
 def _learning_under_way(connection) -> bool:
@@ -134,46 +151,36 @@ def _kill_mid_learning(store, job, worker_process, reference_seconds, whole_work
 
 
 def test_killed_work_horse_is_retried_and_rules_end_up_the_same(system, site_pages, reference, tmp_path):
-    server, store, reader, workers = system
+    _, store, reader, _ = system
     site, _ = site_pages
-    workers.append(start_worker(server.url, tmp_path / "worker.log"))
-    wait_for(lambda: _registered(store.redis, workers[0]), 60, "the worker to register")
-
+    worker = _add_worker(system, tmp_path / "worker.log")
     job = enqueue_learn(site, connection=store.redis)
-    _kill_mid_learning(store, job, workers[0], reference[1], whole_worker=False)
+    _kill_mid_learning(store, job, worker, reference[1], whole_worker=False)
 
-    wait_for(lambda: job.get_status(refresh=True) in (JobStatus.FINISHED, JobStatus.FAILED), JOB_TIMEOUT_S, "the retry")
+    status = _wait_for_the_end(job)
     log = (tmp_path / "worker.log").read_text()
     assert "Work-horse terminated unexpectedly" in log and "signal 9" in log
-    assert job.get_status(refresh=True) == JobStatus.FINISHED, log[-3000:]
+    assert status == JobStatus.FINISHED, log[-3000:]
     assert stable(store.rules(site)) == reference[0]
-    reader.stopping.set()
-    reader.join()
-    print(f"work-horse killed mid-learn; retried; {reader.reads} rule reads during it, none odd")
-    assert reader.reads > 0 and not reader.odd
+    _check_reader(reader)
 
 
 def test_killed_worker_job_is_requeued_for_another_worker(system, site_pages, reference, tmp_path):
-    server, store, reader, workers = system
+    _, store, reader, _ = system
     site, _ = site_pages
-    workers.append(start_worker(server.url, tmp_path / "worker-1.log"))
-    wait_for(lambda: _registered(store.redis, workers[0]), 60, "the first worker to register")
+    first = _add_worker(system, tmp_path / "worker-1.log")
     job = enqueue_learn(site, connection=store.redis)
-    _kill_mid_learning(store, job, workers[0], reference[1], whole_worker=True)
-    workers[0].wait()
+    _kill_mid_learning(store, job, first, reference[1], whole_worker=True)
+    first.wait()
 
     # Nobody saw it die: the job stays "started" until its heartbeat lapses (RQ: job monitoring interval
     # + 60 s), when any worker's registry maintenance treats it as abandoned. Run that maintenance as it
     # will run then — RQ's own code, with the clock moved past the lapse — instead of waiting minutes.
     assert job.get_status(refresh=True) == JobStatus.STARTED
-    workers.append(start_worker(server.url, tmp_path / "worker-2.log"))
-    wait_for(lambda: _registered(store.redis, workers[1]), 60, "the second worker to register")
-    registry = StartedJobRegistry(queue=learn_queue(store.redis))
-    registry.cleanup(timestamp=time.time() + 24 * 3600)
+    _add_worker(system, tmp_path / "worker-2.log")
+    StartedJobRegistry(queue=learn_queue(store.redis)).cleanup(timestamp=time.time() + 24 * 3600)
 
-    wait_for(lambda: job.get_status(refresh=True) in (JobStatus.FINISHED, JobStatus.FAILED), JOB_TIMEOUT_S, "the retry")
-    assert job.get_status(refresh=True) == JobStatus.FINISHED, Job.fetch(job.id, connection=store.redis).latest_result()
+    status = _wait_for_the_end(job)
+    assert status == JobStatus.FINISHED, Job.fetch(job.id, connection=store.redis).latest_result()
     assert stable(store.rules(site)) == reference[0]
-    reader.stopping.set()
-    reader.join()
-    assert reader.reads > 0 and not reader.odd
+    _check_reader(reader)

@@ -21,6 +21,7 @@ import os
 import platform
 import random
 import shlex
+import shutil
 import signal
 import socket
 import subprocess
@@ -289,8 +290,9 @@ class Stack:
         deadline = time.monotonic() + START_TIMEOUT_S
         while "sitewise is up" not in self.log():
             if self.process.poll() is not None or time.monotonic() > deadline:
+                output = self.log()[-3000:]
                 self.__exit__()
-                raise RuntimeError(f"sitewise up did not start:\n{self.log()[-3000:]}")
+                raise RuntimeError(f"sitewise up did not start:\n{output}")
             time.sleep(0.2)
         return self
 
@@ -310,6 +312,7 @@ class Stack:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
+        shutil.rmtree(self.folder, ignore_errors=True)
 
 
 def _free_port() -> int:
