@@ -1,8 +1,8 @@
 """Maximum Subsequence Segmentation end to end: HTML in, article text (or nothing) out.
 
-Phases of :meth:`MSS.extract`, in order: parse → clean the DOM → tokenize → score tokens → apply the
-``<hr>`` constraint → find the best run (and a lead chunk just before it) → decide whether it is an
-article → prune the block → text. :func:`extract_mss` is the one-call entry point the rest of sitewise
+Phases of :meth:`MSS.extract`, in order: parse → clean the DOM → tokenize → score tokens → find the
+best run (optionally with a lead chunk just before it) → optionally cut it at its first ``<hr>`` →
+prune the block → decide whether it is an article → text. :func:`extract_mss` is the one-call entry point the rest of sitewise
 uses; :class:`BaselineMSS` and :class:`SupervisedMSS` are the registered extractors
 (``mss-baseline`` and ``mss``).
 """
@@ -99,20 +99,12 @@ class MSS:
         if self.hr == HR_CUT:
             end = cut_at_hr(tokens, start, end)
         keep = prune_block(tokens, start, end, self.clean)
-        text = tokens.text(start, end, keep)
         value = float(scores[start:end].sum())
-        reason = self._not_an_article(text)
-        if reason:
-            return MSSResult("", (start, end), value, reason=reason)
-        return MSSResult(text, (start, end), value, html=tokens.html(start, end))
-
-    def _not_an_article(self, text: str) -> str:
-        """Why the extracted text is not an article ("" when it is); ``min_paragraph_words=0`` accepts
-        anything."""
-        longest = max((len(line.split()) for line in text.splitlines()), default=0)
+        longest = _longest_line(tokens, start, end, keep)
         if longest < self.min_paragraph_words:
-            return f"no paragraph of {self.min_paragraph_words} words (longest: {longest})"
-        return ""
+            reason = f"no paragraph of {self.min_paragraph_words} words (longest: {longest})"
+            return MSSResult("", (start, end), value, reason=reason)
+        return MSSResult(tokens.text(start, end, keep), (start, end), value, html=tokens.html(start, end))
 
     def _best_segment(self, scores: np.ndarray) -> Segment | None:
         if not self.lead_chunk:
@@ -130,6 +122,15 @@ class MSS:
             ):
                 return Segment(lead.start, best.end, lead.value + best.value + float(scores[lead.end : best.start].sum()))
         return best
+
+
+def _longest_line(tokens: TokenSequence, start: int, end: int, keep: np.ndarray) -> int:
+    """Words (not symbols; a CJK character counts as a word) in the longest kept line of the block."""
+    words = tokens.words
+    counted = [i for i in range(start, end) if keep[i] and words[i][:1].isalnum()]
+    if not counted:
+        return 0
+    return int(np.bincount(tokens.lines[counted]).max())
 
 
 def cut_at_hr(tokens: TokenSequence, start: int, end: int) -> int:

@@ -56,6 +56,7 @@ _TOKEN = re.compile(
     r"|[^\w\s]"
 )
 _NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
+_UNSPACED_CHAR = re.compile(r"[\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\uffef\u0e00-\u0e7f]")
 
 #: Token kinds.
 WORD, OPEN, CLOSE = 0, 1, 2
@@ -191,10 +192,12 @@ _NO_SPACE_AFTER = frozenset("([{'‘“«$#@/")
 
 
 def _join(words: list[str]) -> str:
-    """Words back into a readable line (no space before closing punctuation or after opening)."""
+    """Words back into a readable line: no space before closing punctuation, after opening
+    punctuation, around hyphens, or between two characters of a script written without spaces."""
     out = [words[0]]
     for prev, word in zip(words, words[1:]):
-        if not (word in _NO_SPACE_BEFORE or prev in _NO_SPACE_AFTER or prev == "-" or word == "-"):
+        if not (word in _NO_SPACE_BEFORE or prev in _NO_SPACE_AFTER or prev == "-" or word == "-"
+                or (_UNSPACED_CHAR.fullmatch(prev) and _UNSPACED_CHAR.fullmatch(word))):
             out.append(" ")
         out.append(word)
     return "".join(out)
