@@ -184,7 +184,7 @@ def _rules_verdict(run: SetRun | None) -> str:
         return "not measured (set not in this run)."
     rules = run.systems.get("rules")
     if rules is None:
-        return f"not measured: rules {run.skipped.get('rules', 'did not run')}."
+        return f"not measured (rules: {_first_reason(run, ('rules',))})."
     peer = best_peer(run)
     if peer is None:
         return f"no peer can run on this set (peers: {_first_reason(run, PEERS)}); rules score {f1(rules):.3f}."
@@ -198,7 +198,7 @@ def _fallback_verdict(run: SetRun | None) -> str:
         return "not measured (set not in this run)."
     own = primary(run)
     if own is None:
-        return f"not measured: sitewise and mss did not run ({_first_reason(run, ('sitewise', 'mss'))})."
+        return f"not measured (sitewise and mss: {_first_reason(run, ('sitewise', 'mss'))})."
     others = best_peer(run, exclude=(STRONGEST_PEER,))
     strongest = run.systems.get(STRONGEST_PEER)
     parts = []
@@ -213,7 +213,7 @@ def _fallback_verdict(run: SetRun | None) -> str:
 
 
 def _first_reason(run: SetRun, names: Iterable[str]) -> str:
-    return next((run.skipped[n] for n in names if n in run.skipped), "did not run")
+    return next((run.skipped[n] for n in names if n in run.skipped), "not part of this run")
 
 
 def _losses(comparison: Comparison) -> str:
@@ -293,20 +293,8 @@ def _set_section(run: SetRun) -> str:
         f"`{run.spec.manifest}`, {run.spec.describe()}: {run.pages} pages scored from {run.sites} sites"
         f"{f'; {run.left_out} left out (truth_mismatch)' if run.left_out else ''}.",
         "",
-        "| system | P | R | F1 | median F1 | shingle P | shingle R | shingle F1 | empty | errors | ms/page median | ms/page p95 |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
-    for system in ordered_systems(run):
-        result = system.result
-        summary, shingles = result.summary(), result.shingle_summary()
-        median_ms, p95_ms = result.milliseconds()
-        errors = sum(1 for p in result.pages if p.error)
-        lines.append(
-            f"| {system.system} | {summary.precision:.3f} | {summary.recall:.3f} | {summary.f1:.3f} | "
-            f"{summary.median_f1:.3f} | {shingles.precision:.3f} | {shingles.recall:.3f} | {shingles.f1:.3f} | "
-            f"{summary.empty} | {errors} | {median_ms:.1f} | {p95_ms:.1f} |"
-        )
-    lines.append("")
+    lines += _score_table(run) if run.systems else ["No system ran on this set.", ""]
     for name, reason in run.skipped.items():
         lines.append(f"- *{name} skipped*: {reason}")
     for system in ordered_systems(run):
@@ -326,6 +314,24 @@ def _set_section(run: SetRun) -> str:
     if run.spec.per_site and run.sites > 1:
         lines += _site_table(run)
     return "\n".join(lines)
+
+
+def _score_table(run: SetRun) -> list[str]:
+    lines = [
+        "| system | P | R | F1 | median F1 | shingle P | shingle R | shingle F1 | empty | errors | ms/page median | ms/page p95 |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for system in ordered_systems(run):
+        result = system.result
+        summary, shingles = result.summary(), result.shingle_summary()
+        median_ms, p95_ms = result.milliseconds()
+        errors = sum(1 for p in result.pages if p.error)
+        lines.append(
+            f"| {system.system} | {summary.precision:.3f} | {summary.recall:.3f} | {summary.f1:.3f} | "
+            f"{summary.median_f1:.3f} | {shingles.precision:.3f} | {shingles.recall:.3f} | {shingles.f1:.3f} | "
+            f"{summary.empty} | {errors} | {median_ms:.1f} | {p95_ms:.1f} |"
+        )
+    return lines + [""]
 
 
 def _site_table(run: SetRun) -> list[str]:
