@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from sitewise.bench.compare import SetSpec, compare, parse_curve, parse_systems
+from sitewise.bench.compare import SetSpec, compare, open_systems, parse_curve, parse_options, parse_systems
 from sitewise.cli import main
 
 FAST_PEER = "resiliparse"
@@ -54,6 +54,18 @@ def test_bad_systems_and_curves_are_clear_errors():
     assert parse_curve("1,3,all") == (1, 3, None)
     with pytest.raises(ValueError, match="--curve"):
         parse_curve("1,0")
+
+
+def test_options_go_to_one_system_and_bad_ones_are_reported():
+    assert parse_options(["mss.model=a=b.json", "sitewise.mss_model=m"], ["mss", "sitewise"]) == {
+        "mss": {"model": "a=b.json"}, "sitewise": {"mss_model": "m"},
+    }
+    with pytest.raises(ValueError, match="SYSTEM.KEY=VALUE"):
+        parse_options(["mss=1"], ["mss"])
+    with pytest.raises(ValueError, match="not one of the systems run"):
+        parse_options(["mss.model=x"], ["trafilatura"])
+    available, unavailable = open_systems([FAST_PEER], {FAST_PEER: {"no_such_option": "1"}})
+    assert not available and unavailable[FAST_PEER].startswith("cannot start: TypeError")
 
 
 def test_compare_scores_the_same_pages_per_protocol(manifest, sample_site):

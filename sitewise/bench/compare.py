@@ -150,6 +150,8 @@ class SystemRun:
     ran_at: str
     run: int
     curve: LearningCurve | None = None
+    #: Options the system was created with (``--option SYSTEM.KEY=VALUE``).
+    options: dict[str, str] = field(default_factory=dict)
     result: Any = field(default=None, repr=False)  # EvalResult, kept out of results.json
 
 
@@ -299,6 +301,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--data", type=Path, default=Path("../shared/data"), help="folder of the standard suite")
     parser.add_argument("--systems", help="comma-separated systems (default: all of sitewise's, the peers, all-text)")
+    parser.add_argument(
+        "--option", dest="options", action="append", metavar="SYSTEM.KEY=VALUE",
+        help="an option for one system's constructor, e.g. mss.model=PATH or sitewise.mss_model=PATH. Repeatable.",
+    )
     parser.add_argument("--limit", type=int, help="score at most N pages per set (whole sites on per-site sets)")
     parser.add_argument(
         "--curve", default="1,2,3,5,8,all", help="training pages per site for the learning curve (default 1,2,3,5,8,all)"
@@ -333,7 +339,7 @@ def run(args: argparse.Namespace) -> int:
         specs = [SetSpec.parse(s) for s in args.sets] if args.sets else standard_suite(args.data)
         systems = parse_systems(args.systems)
         comparison = compare(
-            specs, systems, command=command_line(args),
+            specs, systems, command=command_line(args), options=parse_options(args.options, systems),
             limit=args.limit, curve_sizes=parse_curve(args.curve), workers=args.workers,
             cache_dir=None if args.no_cache else DEFAULT_RENDER_CACHE, render_sample=args.render_sample,
             progress=not args.quiet,
@@ -356,9 +362,11 @@ def command_line(args: argparse.Namespace) -> str:
     words = ["sitewise", "bench", "compare"]
     for spec in args.sets or []:
         words += ["--set", spec]
+    for option in args.options or []:
+        words += ["--option", option]
     for name, default in vars(parser.parse_args([])).items():
         value = getattr(args, name)
-        if name in ("sets", "report_only", "quiet") or value == default or (name == "data" and args.sets):
+        if name in ("sets", "options", "report_only", "quiet") or value == default or (name == "data" and args.sets):
             continue  # --data only names the standard suite, which --set replaces
         option = "--" + name.replace("_", "-")
         words += [option] if value is True else [option, str(value)]
@@ -376,6 +384,20 @@ def parse_systems(text: str | None) -> list[str]:
     if unknown:
         raise ValueError(f"unknown system(s) {', '.join(unknown)}; known: {', '.join(sorted(REGISTRY))}")
     return names
+
+
+def parse_options(texts: Sequence[str] | None, systems: Sequence[str]) -> dict[str, dict[str, str]]:
+    """``SYSTEM.KEY=VALUE`` options → {system: {key: value}}; the system must be one of those run."""
+    options: dict[str, dict[str, str]] = defaultdict(dict)
+    for text in texts or []:
+        target, equals, value = text.partition("=")
+        system, dot, key = target.rpartition(".")
+        if not (equals and dot and system and key):
+            raise ValueError(f"bad --option {text!r}: expected SYSTEM.KEY=VALUE, e.g. mss.model=PATH")
+        if system not in systems:
+            raise ValueError(f"--option {text!r}: {system!r} is not one of the systems run ({', '.join(systems)})")
+        options[system][key] = value
+    return dict(options)
 
 
 def parse_curve(text: str) -> tuple[int | None, ...]:
@@ -414,6 +436,7 @@ def compare(
     systems: Sequence[str],
     *,
     command: str = "",
+    options: dict[str, dict[str, str]] | None = None,
     limit: int | None = None,
     curve_sizes: Sequence[int | None] = DEFAULT_CURVE_SIZES,
     workers: int = 2,
@@ -423,11 +446,12 @@ def compare(
 ) -> Comparison:
     """Run every system on every selection (nothing is written; see :meth:`Comparison.save`)."""
     comparison = Comparison(runs=[environment(systems, command)])
-    available, unavailable = open_systems(systems)
+    options = options or {}
+    available, unavailable = open_systems(systems, options)
     for spec in specs:
         started = time.perf_counter()
         comparison.sets[spec.label] = run_set(
-            spec, available, unavailable,
+            spec, available, unavailable, options,
             limit=limit, curve_sizes=curve_sizes, workers=workers, cache_dir=cache_dir, progress=progress,
         )
         log.info("%s done in %.0f s", spec.label, time.perf_counter() - started)
@@ -438,7 +462,9 @@ def compare(
     return comparison
 
 
-def open_systems(names: Sequence[str]) -> tuple[dict[str, Any], dict[str, str]]:
+def open_systems(
+    names: Sequence[str], options: dict[str, dict[str, str]] | None = None
+) -> tuple[dict[str, Any], dict[str, str]]:
     """(name → extractor instance) for the systems that can be created, (name → why not) for the rest."""
     from ..extractors import get_extractor
 
@@ -446,7 +472,7 @@ def open_systems(names: Sequence[str]) -> tuple[dict[str, Any], dict[str, str]]:
     unavailable: dict[str, str] = {}
     for name in names:
         try:
-            available[name] = get_extractor(name)
+            available[name] = get_extractor(name, **(options or {}).get(name, {}))
         except ImportError as exc:
             unavailable[name] = f"not available: {exc}"
         except Exception as exc:  # a system that cannot even start is reported, not fatal to the others
@@ -472,6 +498,7 @@ def run_set(
     spec: SetSpec,
     available: dict[str, Any],
     unavailable: dict[str, str],
+    options: dict[str, dict[str, str]],
     *,
     limit: int | None,
     curve_sizes: Sequence[int | None],
@@ -504,8 +531,9 @@ def run_set(
         _warm_up(extractor, scored_docs)
         log.info("%s: %s on %d pages", spec.label, name, len(scored_docs))
         started = time.perf_counter()
+        system_options = options.get(name, {})
         pages = extract_all(
-            name, scored_docs, training_docs, loaded.truths, loaded.mismatches, errors, progress=progress
+            name, scored_docs, training_docs, loaded.truths, loaded.mismatches, errors, system_options, progress
         )
         seconds = time.perf_counter() - started
         if pages and all(p.error for p in pages):
@@ -513,11 +541,11 @@ def run_set(
             continue
         system = SystemRun(
             name, system_version(name), getattr(extractor, "call", ""), round(seconds, 2), _now(), run=0,
-            result=EvalResult(name, spec.manifest, pages),
+            options=system_options, result=EvalResult(name, spec.manifest, pages),
         )
         if extractor.per_site and spec.per_site and curve_sizes:
             system.curve = learning_curve(
-                name, scored_docs, training_docs, loaded, errors, curve_sizes, system.result
+                name, system_options, scored_docs, training_docs, loaded, errors, curve_sizes, system.result
             )
         set_run.systems[name] = system
     return set_run
@@ -594,6 +622,7 @@ def _warm_up(extractor: Any, documents: Sequence[Any]) -> None:
 
 def learning_curve(
     name: str,
+    options: dict[str, str],
     scored_docs: Sequence[Any],
     training_docs: Sequence[Any],
     loaded: _Loaded,
@@ -617,14 +646,16 @@ def learning_curve(
             result = full
         else:
             subset = [d for docs in by_site.values() for d in docs[:size]]
-            pages = extract_all(name, scored_docs, subset, loaded.truths, loaded.mismatches, errors, progress=False)
+            pages = extract_all(
+                name, scored_docs, subset, loaded.truths, loaded.mismatches, errors, options, progress=False
+            )
             result = EvalResult(name, "", pages)
         curve.sizes.append(label)
         curve.overall[label] = result.summary().f1
         curve.by_site[label] = {site: summary.f1 for site, summary in result.by_group().items()}
     for site in sorted(tested):
         started = time.perf_counter()
-        get_extractor(name).fit(by_site.get(site, []))
+        get_extractor(name, **options).fit(by_site.get(site, []))
         curve.fit_seconds[site] = round(time.perf_counter() - started, 4)
     return curve
 
@@ -681,6 +712,8 @@ def environment(systems: Sequence[str], command: str) -> dict[str, Any]:
         },
         "python": platform.python_version(),
         "sitewise": f"{sitewise.__version__} ({_sitewise_version()})",
+        # Settings that change what sitewise's systems do (e.g. SITEWISE_MSS_MODEL), as set for this run.
+        "settings": {k: v for k, v in sorted(os.environ.items()) if k.startswith("SITEWISE_")},
         "peers": {name: peer_version(name) for name in PEERS},
     }
 

@@ -457,25 +457,26 @@ def _method(comparison: Comparison) -> str:
             f"{machine.get('os')}; shared with other engineers working at the same time (load average "
             f"{_load(machine.get('load_average_start'))} at the start, {_load(run.get('load_average_end'))} at the end), "
             "so timings are noisy.",
-            f"- Python {run.get('python')}, sitewise {run.get('sitewise')}.",
+            f"- Python {run.get('python')}, sitewise {run.get('sitewise')}"
+            + (f"; settings: {', '.join(f'`{k}={v}`' for k, v in run['settings'].items())}." if run.get("settings") else "."),
             "",
         ]
-    multiple = len(comparison.runs) > 1
-    lines += [
-        "Systems, versions and how each is called:",
-        "",
-        "| system | version | call | run |" if multiple else "| system | version | call |",
-        "|---|---|---|---|" if multiple else "|---|---|---|",
-    ]
-    seen: dict[str, SystemRun] = {}
+    lines += ["Systems, versions and how each is called (sets: where this version and these options ran):", ""]
+    lines += ["| system | version | call | sets |", "|---|---|---|---|"]
+    variants: dict[tuple[str, str, str], list[str]] = {}
     for run in comparison.sets.values():
         for name, system in run.systems.items():
-            seen.setdefault(name, system)
-    for name in _all_systems(list(comparison.sets.values())):
-        system = seen[name]
+            options = ", ".join(f"{k}={v}" for k, v in system.options.items())
+            variants.setdefault((name, system.version, options), []).append(
+                run.spec.label + (f" (run {system.run + 1})" if len(comparison.runs) > 1 else "")
+            )
+    order = _all_systems(list(comparison.sets.values()))
+    for (name, version, options), labels in sorted(variants.items(), key=lambda item: order.index(item[0][0])):
+        system = next(s for r in comparison.sets.values() for n, s in r.systems.items() if n == name)
         call = f"`{system.call}`" if system.call else SYSTEM_DESCRIPTIONS.get(name, "")
-        row = f"| {name} | {system.version} | {call} |"
-        lines.append(row + (f" {system.run + 1} |" if multiple else ""))
+        if options:
+            call += f"; options `{options}`"
+        lines.append(f"| {name} | {version} | {call} | {', '.join(labels)} |")
     lines += [
         "",
         "To reproduce: `pip install -e '.[bench]'` then the command above from the repository root, with the "
