@@ -2,6 +2,7 @@
 sitewise loses, every set's numbers, the learning curve, speed, and how it was all measured."""
 from __future__ import annotations
 
+import logging
 import statistics
 from collections import Counter
 from pathlib import Path
@@ -9,6 +10,8 @@ from typing import Any, Callable, Iterable, Sequence
 
 from .compare import BASELINES, SITEWISE_SYSTEMS, Comparison, SetRun, SystemRun
 from .peers import PEERS
+
+log = logging.getLogger(__name__)
 
 #: What each of sitewise's systems is, for readers who have not read the code.
 SYSTEM_DESCRIPTIONS = {
@@ -36,7 +39,11 @@ def write_report(comparison: Comparison, docs_dir: Path) -> Path:
     """Write ``benchmarks.md`` and its plots into ``docs_dir``; returns the report's path."""
     from .compare_plots import draw_all
 
-    images = draw_all(comparison, docs_dir / "img")
+    try:
+        images = draw_all(comparison, docs_dir / "img")
+    except ImportError as exc:  # matplotlib comes with the bench extra; the numbers do not need it
+        log.warning("plots skipped (%s): pip install 'sitewise[bench]'", exc)
+        images = []
     path = docs_dir / "benchmarks.md"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(render(comparison, [p.relative_to(docs_dir).as_posix() for p in images]), encoding="utf-8")
