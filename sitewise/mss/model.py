@@ -22,7 +22,6 @@ from typing import Any
 import numpy as np
 
 from .scorers import NaiveBayesScorer
-from .tokenize import prime_word_tokens
 
 log = logging.getLogger(__name__)
 
@@ -40,7 +39,6 @@ class ModelError(ValueError):
 def save_model(scorer: NaiveBayesScorer, path: str | Path, info: dict[str, Any] | None = None) -> Path:
     """Write a trained scorer atomically (a reader never sees half a file)."""
     path = Path(path)
-    vocabulary = sorted(scorer.vocabulary_, key=scorer.vocabulary_.__getitem__)
     document = {
         "format": FORMAT,
         "version": VERSION,
@@ -51,8 +49,7 @@ def save_model(scorer: NaiveBayesScorer, path: str | Path, info: dict[str, Any] 
         "prior": scorer.prior_,
         "feature_weights": [float(w) for w in scorer.feature_weights_],
         "intercept": float(scorer.intercept_),
-        "vocabulary": vocabulary,
-        "word_stems": getattr(scorer, "word_stems_", {}),
+        "lookup": {"tokens": list(scorer.lookup_), "ids": _encode(np.fromiter(scorer.lookup_.values(), "<i4"))},
         "tables": {
             name: {"codes": _encode(codes.astype("<i8")), "weights": _encode(weights.astype("<f4"))}
             for name, (codes, weights) in scorer.tables_.items()
@@ -94,8 +91,10 @@ def load_model(path: str | Path) -> NaiveBayesScorer:
         scorer.intercept_ = float(document["intercept"])
         if len(scorer.feature_weights_) != len(scorer.features):
             raise ValueError(f"{len(scorer.feature_weights_)} feature weights for {len(scorer.features)} features")
-        scorer.word_stems_ = {str(k): str(v) for k, v in document.get("word_stems", {}).items()}
-        scorer.vocabulary_ = {token: i for i, token in enumerate(document["vocabulary"])}
+        tokens, ids = document["lookup"]["tokens"], _decode(document["lookup"]["ids"], "<i4").tolist()
+        if len(tokens) != len(ids):
+            raise ValueError(f"{len(tokens)} look-up tokens but {len(ids)} ids")
+        scorer.lookup_ = dict(zip(tokens, ids))
         scorer.tables_ = {}
         for name in scorer.features:
             table = document["tables"][name]
@@ -107,7 +106,6 @@ def load_model(path: str | Path) -> NaiveBayesScorer:
         scorer.info_ = dict(document.get("info") or {})
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise ModelError(f"{path}: malformed MSS model ({exc})") from None
-    prime_word_tokens(scorer.word_stems_)
     return scorer
 
 

@@ -78,10 +78,10 @@ def _string_codes(values: Sequence[str]) -> np.ndarray:
     return np.fromiter((table[v] for v in values), dtype=np.int64, count=len(values))
 
 
-def token_ids(tokens: TokenSequence, vocabulary: dict[str, int]) -> np.ndarray:
-    """Vocabulary id per token, -1 for tokens not in the vocabulary."""
-    get = vocabulary.get
-    return np.fromiter((get(f, -1) for f in tokens.features), dtype=np.int64, count=len(tokens))
+def token_ids(tokens: TokenSequence, lookup: dict[str, int]) -> np.ndarray:
+    """Vocabulary id per token by its surface form (see ``NaiveBayesScorer.lookup_``), -1 if unknown."""
+    get = lookup.get
+    return np.fromiter((get(f, -1) for f in tokens.surfaces), dtype=np.int64, count=len(tokens))
 
 
 def feature_codes(tokens: TokenSequence, ids: np.ndarray, features: Sequence[str]) -> dict[str, np.ndarray]:
@@ -130,7 +130,9 @@ def unpack(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 class NaiveBayesScorer:
     """Naive Bayes in/out token classifier; the MSS score is ``P(in) − 0.5 + bias``.
 
-    Learned attributes: ``prior_`` (log-odds of "in"), ``vocabulary_`` (token → id, for trigrams),
+    Learned attributes: ``prior_`` (log-odds of "in"), ``lookup_`` (every surface form seen in
+    training whose stem the trigram table uses, and every tag token → the stem's id: scoring needs no
+    stemmer),
     ``tables_`` (feature name → (sorted int64 codes, float32 log-likelihood ratios in/out)),
     ``feature_weights_`` and ``intercept_`` (all ones and the prior, until :meth:`calibrate`).
     """
@@ -172,27 +174,30 @@ class NaiveBayesScorer:
         self.feature_weights_ = np.ones(len(self.features))
         self.intercept_ = self.prior_
         self.tables_ = {}
-        self.vocabulary_ = {END_TOKEN: END_ID}
+        self.lookup_ = {END_TOKEN: END_ID}
         for name in self.features:
             codes, counts_out, counts_in = counter.counts(name)
             distinct = len(codes)
             kept = counts_out + counts_in >= self.min_count[name]
             codes, counts_out, counts_in = codes[kept], counts_out[kept], counts_in[kept]
             if name == "trigram":
-                codes = self._compact_trigrams(codes, counter.names)
+                codes = self._compact_trigrams(codes, counter)
             order = np.argsort(codes)
             weights = self._ratios(counts_in[order], counts_out[order], totals, distinct)
             self.tables_[name] = (codes[order], weights.astype(np.float32))
         return self
 
-    def _compact_trigrams(self, codes: np.ndarray, names: list[str]) -> np.ndarray:
-        """Re-number the tokens the kept trigrams use, so the vocabulary holds nothing else."""
+    def _compact_trigrams(self, codes: np.ndarray, counter: "FeatureCounter") -> np.ndarray:
+        """Re-number the tokens the kept trigrams use, so the look-up holds nothing else."""
         ids = np.stack(unpack(codes)) if codes.size else np.zeros((3, 0), dtype=np.int64)
         used, compact = np.unique(ids, return_inverse=True)
         compact = compact.reshape(ids.shape)
         if used.size == 0 or used[0] != END_ID:
             used, compact = np.concatenate(([END_ID], used)), compact + 1
-        self.vocabulary_ = {names[int(i)]: new for new, i in enumerate(used)}
+        vocabulary = {counter.names[int(i)]: new for new, i in enumerate(used)}
+        self.lookup_ = {**vocabulary, **{
+            surface: vocabulary[stem] for surface, stem in counter.surface_stems.items() if stem in vocabulary
+        }}
         return pack(compact[0], compact[1], compact[2])
 
     def _ratios(self, counts_in: np.ndarray, counts_out: np.ndarray, totals: Sequence[int], distinct: int) -> np.ndarray:
@@ -204,7 +209,7 @@ class NaiveBayesScorer:
 
     def contributions(self, tokens: TokenSequence) -> np.ndarray:
         """Each feature's log-likelihood ratio per token: shape (tokens, features); 0 where unseen."""
-        ids = token_ids(tokens, self.vocabulary_) if "trigram" in self.features else np.zeros(0, np.int64)
+        ids = token_ids(tokens, self.lookup_) if "trigram" in self.features else np.zeros(0, np.int64)
         codes = feature_codes(tokens, ids, self.features)
         columns = np.zeros((len(tokens), len(self.features)))
         for column, name in enumerate(self.features):
@@ -277,6 +282,8 @@ class FeatureCounter:
         self._ids: dict[str, int] = {END_TOKEN: END_ID}
         self._codes: dict[str, list[np.ndarray]] = {name: [] for name in self.features}
         self._labels: list[np.ndarray] = []
+        #: every word form seen (as ``surface_token`` gives it) → its stem
+        self.surface_stems: dict[str, str] = {}
         self.totals = [0, 0]
         self.pages = 0
 
@@ -285,6 +292,7 @@ class FeatureCounter:
         if len(labels) != len(tokens):
             raise ValueError(f"{len(labels)} labels for {len(tokens)} tokens")
         ids = np.fromiter((self._id(f) for f in tokens.features), dtype=np.int64, count=len(tokens))
+        self.surface_stems.update(zip(tokens.surfaces, tokens.features))
         if len(self.names) > MAX_VOCABULARY:
             raise ValueError(f"training vocabulary exceeds {MAX_VOCABULARY} tokens")
         for name, codes in feature_codes(tokens, ids, self.features).items():

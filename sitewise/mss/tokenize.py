@@ -12,10 +12,8 @@ tag, and its most-recent-unclosed tag (the parent element's tag).
 from __future__ import annotations
 
 import functools
-import itertools
 import re
 from dataclasses import dataclass, field
-from collections import Counter
 
 import numpy as np
 from lxml import etree
@@ -101,19 +99,10 @@ def _porter(word: str) -> str:
     return _porter_stemmer().stem(word)
 
 
-def prime_word_tokens(stems: dict[str, str]) -> None:
-    """Fill the word cache with known word → stem pairs (a model ships its training set's frequent
-    words, so a fresh process does not stem the common vocabulary again)."""
-    room = WORD_CACHE_SIZE - len(_WORD_TOKENS)
-    for word, stem in list(stems.items())[: max(room, 0)]:
-        _WORD_TOKENS.setdefault(word, stem)
-
-
-def frequent_word_tokens(counts: "Counter[str]", limit: int) -> dict[str, str]:
-    """The ``limit`` most frequent words (as written, numbers and single characters left out: they need
-    no stemming) of a word count, with their normalised tokens."""
-    frequent = (w for w, _ in counts.most_common() if len(w) > 1 and not _NUMBER.fullmatch(w))
-    return {word: word_token(word) for word in itertools.islice(frequent, limit)}
+def surface_token(word: str) -> str:
+    """A word as the model looks it up at run time: lower-cased, numbers → ``1``, not stemmed (a trained
+    model maps every form it saw to its stem's id, so extraction never runs the stemmer)."""
+    return "1" if _NUMBER.fullmatch(word) else word.lower()
 
 
 @dataclass
@@ -137,6 +126,7 @@ class TokenSequence:
     #: The context word of the nearest ancestor whose id/class names one (see CONTEXT_WORDS), or "".
     contexts: list[str]
     _features: list[str] | None = field(default=None, repr=False)
+    _surfaces: list[str] | None = field(default=None, repr=False)
 
     def __len__(self) -> int:
         return len(self.words)
@@ -154,6 +144,16 @@ class TokenSequence:
                 for k, t, w in zip(self.kinds.tolist(), self.tags, self.words)
             ]
         return self._features
+
+    @property
+    def surfaces(self) -> list[str]:
+        """Words as :func:`surface_token` gives them, tags as their normalised tokens."""
+        if self._surfaces is None:
+            self._surfaces = [
+                surface_token(w) if k == WORD else tag_token(t, k == CLOSE)
+                for k, t, w in zip(self.kinds.tolist(), self.tags, self.words)
+            ]
+        return self._surfaces
 
     def text(self, start: int = 0, end: int | None = None, keep: np.ndarray | None = None) -> str:
         """The words of tokens ``start``..``end`` (exclusive), one output line per block; ``keep`` is an

@@ -18,7 +18,7 @@ import numpy as np
 
 from .extractor import MSS
 from .scorers import FEATURES, FeatureCounter, NaiveBayesScorer
-from .tokenize import WORD, TokenSequence, frequent_word_tokens
+from .tokenize import WORD, TokenSequence
 
 log = logging.getLogger(__name__)
 
@@ -114,8 +114,6 @@ class TrainingReport:
 
 #: Every n-th usable page is held out to fit the feature weights (on pages the tables did not count).
 CALIBRATION_EVERY = 4
-#: The model ships this many of its training words' stems (see ``tokenize.prime_word_tokens``).
-SHIPPED_STEMS = 30_000
 #: Score bias added to P(in) − 0.5, favouring longer extractions (the paper added 0.14 for CleanEval).
 #: Tuned on pages no benchmark scores as test: mean F1 of CleanEval's dev pages and the last 100 dragnet
 #: training pages is flat from 0.12 to 0.16 (docs/bench-mss.md); higher trades news precision for
@@ -139,7 +137,6 @@ def train(
     pipeline = pipeline or MSS()
     counter = FeatureCounter(features)
     held_out: list[tuple[TokenSequence, np.ndarray]] = []
-    surface_words: Counter = Counter()
     report = TrainingReport()
     for html, truth in pairs:
         report.pages += 1
@@ -152,7 +149,6 @@ def train(
             report.skip("truth not found in page")
             continue
         report.used += 1
-        surface_words.update(tokens.words)
         if calibrate and report.used % CALIBRATION_EVERY == 0:
             held_out.append((tokens, labels))
         else:
@@ -174,7 +170,6 @@ def train(
         # the weights were fitted with tables from 3/4 of the pages; the intercept moves with the prior
         scorer.feature_weights_ = weights[0]
         scorer.intercept_ = weights[1] + scorer.prior_ - partial.prior_
-    scorer.word_stems_ = frequent_word_tokens(surface_words, SHIPPED_STEMS)
     report.tokens_out, report.tokens_in = counter.totals
     log.info("MSS training: %s", report.as_dict())
     return scorer, report
