@@ -66,26 +66,18 @@ def tag_token(tag: str, closing: bool = False) -> str:
     return f"</{name}>" if closing else f"<{name}>"
 
 
-#: Normalised word tokens already computed (Porter stemming costs ~15 µs a word; pages repeat words).
-_WORD_TOKENS: dict[str, str] = {}
-#: Bound on that cache; past it the cache is emptied (and refilled by the words pages actually use).
-WORD_CACHE_SIZE = 300_000
+def surface_token(word: str) -> str:
+    """A word as the model looks it up at run time: lower-cased, numbers → ``1``, not stemmed (a trained
+    model maps every form it saw to its stem's id, so extraction never runs the stemmer)."""
+    return "1" if _NUMBER.fullmatch(word) else word.lower()
 
 
+@functools.lru_cache(maxsize=300_000)
 def word_token(word: str) -> str:
-    """The normalised token of a word or symbol: numbers → ``1``, words lower-cased and stemmed."""
-    token = _WORD_TOKENS.get(word)
-    if token is None:
-        if _NUMBER.fullmatch(word):
-            token = "1"
-        elif len(word) == 1:
-            token = word.lower()
-        else:
-            token = _porter(word.lower())
-        if len(_WORD_TOKENS) >= WORD_CACHE_SIZE:
-            _WORD_TOKENS.clear()
-        _WORD_TOKENS[word] = token
-    return token
+    """The normalised token of a word or symbol (the paper's): numbers → ``1``, words lower-cased and
+    Porter-stemmed. Cached: stemming costs ~15 µs a word and pages repeat their words."""
+    surface = surface_token(word)
+    return surface if len(surface) == 1 or surface == "1" else _porter_stemmer().stem(surface)
 
 
 @functools.lru_cache(maxsize=1)
@@ -93,16 +85,6 @@ def _porter_stemmer():
     from nltk.stem.porter import PorterStemmer
 
     return PorterStemmer()
-
-
-def _porter(word: str) -> str:
-    return _porter_stemmer().stem(word)
-
-
-def surface_token(word: str) -> str:
-    """A word as the model looks it up at run time: lower-cased, numbers → ``1``, not stemmed (a trained
-    model maps every form it saw to its stem's id, so extraction never runs the stemmer)."""
-    return "1" if _NUMBER.fullmatch(word) else word.lower()
 
 
 @dataclass
@@ -115,7 +97,7 @@ class TokenSequence:
     tags: list[str]
     #: The word or symbol as written ("" for tags).
     words: list[str]
-    #: Index of the most-recent-unclosed tag's element name in ``tags`` terms: the parent tag name.
+    #: The most-recent-unclosed tag of each token: its parent element's tag name ("" at the root).
     parents: list[str]
     #: Output line of each token (a new line starts at every block tag).
     lines: np.ndarray
