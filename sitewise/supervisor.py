@@ -109,10 +109,15 @@ def describe_exit(returncode: int) -> str:
     return f"exited with status {returncode}"
 
 
+#: libc, loaded before any fork: the child between fork and exec must not load libraries (another thread,
+#: such as ``sitewise demo``'s, may hold the loader's lock at the moment of the fork).
+_LIBC = ctypes.CDLL(None, use_errno=True) if sys.platform.startswith("linux") else None
+
+
 def _stop_with_parent() -> None:
     """In the child before exec: ask the kernel for SIGTERM when the supervisor dies (Linux only)."""
-    if sys.platform.startswith("linux"):
-        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+    if _LIBC is not None:
+        _LIBC.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 @dataclass(frozen=True)

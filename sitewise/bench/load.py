@@ -382,10 +382,11 @@ def _verdict(results: list[tuple[Phase, PhaseResult]]) -> list[str]:
         # Server CPU per request is what a busy shared machine distorts least; with the clients elsewhere,
         # the cores could serve at most this many requests a second.
         ceiling = cores * 1000 / result.cpu_ms_per_request() if result.server_cpu_s else float("nan")
+        share = result.server_cpu_s / (result.seconds * cores)
         lines.append(f"- {label}: {rate:.0f}/s (target ≥ {target}/s, no errors): "
                      f"{'met' if rate >= target and ok else 'NOT met'}; server CPU "
                      f"{result.cpu_ms_per_request():.2f} ms/request, so at most ~{ceiling:.0f}/s on {cores} cores "
-                     "with the clients on another machine")
+                     f"with the clients on another machine; the system got {share:.0%} of the cores during the phase")
     for phase, result in results:
         for kind in _kinds(phase):
             odd = {s: n for s, n in result.statuses.get(kind, {}).items() if s not in OK_STATUSES}
