@@ -235,9 +235,11 @@
     var rect = element.getBoundingClientRect();
     if (clips && (rect.width <= CLIPPED_AWAY_PX || rect.height <= CLIPPED_AWAY_PX)) return true;
     if (positioned || style.transform !== "none") {
-      var left = rect.left + window.scrollX, top = rect.top + window.scrollY;
+      // A fixed box lives in the viewport, anything else on the page (wherever the reader scrolled).
+      var fixed = position === "fixed";
+      var left = rect.left + (fixed ? 0 : window.scrollX), top = rect.top + (fixed ? 0 : window.scrollY);
       if ((left < 0 && left + rect.width <= 0) || (top < 0 && top + rect.height <= 0)) return true;
-      if (left >= pageWidth) return true;
+      if (left >= (fixed ? window.innerWidth : pageWidth)) return true;
     }
     return false;
   }
