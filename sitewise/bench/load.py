@@ -121,8 +121,9 @@ class PhaseResult:
     latencies_ms: dict[str, list[float]] = field(default_factory=dict)
     statuses: dict[str, Counter] = field(default_factory=dict)
     errors: dict[str, Counter] = field(default_factory=dict)
-    #: CPU seconds the system under test (web, worker, Redis) used during the phase.
+    #: CPU seconds the system under test (web, worker, Redis) used during the phase, and the clients.
     server_cpu_s: float = 0.0
+    client_cpu_s: float = 0.0
 
     def count(self, kind: str) -> int:
         return len(self.latencies_ms.get(kind, []))
@@ -134,9 +135,10 @@ class PhaseResult:
         bad = sum(n for status, n in self.statuses.get(kind, Counter()).items() if status not in OK_STATUSES)
         return bad + sum(self.errors.get(kind, Counter()).values())
 
-    def cpu_ms_per_request(self) -> float:
+    def cpu_ms_per_request(self, client: bool = False) -> float:
         requests = sum(self.count(kind) for kind in self.latencies_ms)
-        return self.server_cpu_s * 1000 / requests if requests else float("nan")
+        seconds = self.client_cpu_s if client else self.server_cpu_s
+        return seconds * 1000 / requests if requests else float("nan")
 
     def percentile(self, kind: str, q: float) -> float:
         values = sorted(self.latencies_ms.get(kind, []))
@@ -161,6 +163,7 @@ def _client_process(port: int, phase: Phase, threads: int, seed: int, ready: Any
     ready.set()
     while not start.value:
         time.sleep(0.001)
+    cpu_at_start = time.process_time()  # the clients' own cost, bodies already built
     start_at = start.value
     end_at = start_at + phase.duration
 
@@ -204,7 +207,7 @@ def _client_process(port: int, phase: Phase, threads: int, seed: int, ready: Any
         worker.start()
     for worker in workers:
         worker.join()
-    out.send((latencies, statuses, errors))
+    out.send((latencies, statuses, errors, time.process_time() - cpu_at_start))
     out.close()
 
 
@@ -228,7 +231,8 @@ def run_phase(port: int, phase: Phase, connections: int, processes: int, server_
     cpu_before = _cpu_seconds(server_pid)
     result = PhaseResult(phase.name, phase.duration)
     for number, receive in enumerate(pipes):
-        latencies, statuses, errors = receive.recv()
+        latencies, statuses, errors, client_cpu_s = receive.recv()
+        result.client_cpu_s += client_cpu_s
         if number == 0:
             result.server_cpu_s = _cpu_seconds(server_pid) - cpu_before
         for kind in latencies:
@@ -383,10 +387,13 @@ def _verdict(results: list[tuple[Phase, PhaseResult]]) -> list[str]:
         # the cores could serve at most this many requests a second.
         ceiling = cores * 1000 / result.cpu_ms_per_request() if result.server_cpu_s else float("nan")
         share = result.server_cpu_s / (result.seconds * cores)
+        both = result.cpu_ms_per_request() + result.cpu_ms_per_request(client=True)
         lines.append(f"- {label}: {rate:.0f}/s (target ≥ {target}/s, no errors): "
                      f"{'met' if rate >= target and ok else 'NOT met'}; server CPU "
                      f"{result.cpu_ms_per_request():.2f} ms/request, so at most ~{ceiling:.0f}/s on {cores} cores "
-                     f"with the clients on another machine; the system got {share:.0%} of the cores during the phase")
+                     f"with the clients on another machine, ~{cores * 1000 / both:.0f}/s with them on the same cores "
+                     f"(client CPU {result.cpu_ms_per_request(client=True):.2f} ms/request); the system got "
+                     f"{share:.0%} of the cores during the phase")
     for phase, result in results:
         for kind in _kinds(phase):
             odd = {s: n for s, n in result.statuses.get(kind, {}).items() if s not in OK_STATUSES}
