@@ -23,6 +23,6 @@ keepalive = 5
 #: Errors and lifecycle messages to stderr; the app logs each request itself (``server`` logger).
 errorlog = "-"
 loglevel = os.environ.get("SITEWISE_LOG_LEVEL", "info")
-#: gunicorn ≥ 24's control socket sits at one fixed path per user, so two servers on one machine (tests,
+#: Recent gunicorn opens a control socket at one fixed path per user, so two servers on one machine (tests,
 #: benchmarks, several deployments) would fight over it; sitewise does not use it.
 control_socket_disable = True

@@ -51,6 +51,9 @@ RESTART_DELAY_S = 1.0
 #: After the grace period a worker's job is abandoned to RQ (second SIGTERM: the work-horse is killed and
 #: the job requeued); this long more, and the worker is killed outright.
 FORCED_STOP_S = 10.0
+#: RQ ignores a second SIGTERM that comes within a second of the first (it takes it for a duplicate), so
+#: the one that turns a warm shutdown into a cold one waits at least this long.
+RQ_SIGNAL_DEDUPE_S = 1.1
 #: Linux ``prctl`` option that delivers a signal to a child when its parent dies.
 _PR_SET_PDEATHSIG = 1
 
@@ -62,6 +65,8 @@ class Child:
     name: str
     argv: list[str]
     env: dict[str, str]
+    #: The signal that cuts a graceful stop short: gunicorn's is SIGQUIT, RQ's a second SIGTERM.
+    hurry_signal: signal.Signals = signal.SIGTERM
     process: subprocess.Popen[bytes] | None = None
     deaths: collections.deque[float] = field(default_factory=collections.deque)
     restart_at: float | None = None
@@ -176,7 +181,7 @@ class Supervisor:
     def start(self) -> None:
         self._start_redis()
         env = self._child_env()
-        self.web = Child("web", self._gunicorn_argv(), env)
+        self.web = Child("web", self._gunicorn_argv(), env, hurry_signal=signal.SIGQUIT)
         self._launch(self.web)
         self._wait_for_web()
         self.workers = [
@@ -339,12 +344,11 @@ class Supervisor:
 
     def _request_stop(self, signum: int, frame: object) -> None:
         self.stop_requests += 1
+        name = signal.Signals(signum).name
         if self.stop_requests == 1:
-            log.info("%s: stopping (web, then workers, then Redis; again to hurry)", signal.Signals(signum).name)
+            log.info("%s: stopping (web, then workers, then Redis; again to hurry)", name)
         elif self.stop_requests == 2:
-            log.warning("%s again: workers stop now, their jobs go back to the queue", signal.Signals(signum).name)
-            for worker in self.workers:
-                worker.signal(signal.SIGTERM)  # RQ's second SIGTERM: cold shutdown, the job is requeued
+            log.warning("%s again: not waiting for requests and jobs; cut-off learn jobs are retried after a restart", name)
 
     def stop(self) -> None:
         if self.web:
@@ -359,22 +363,25 @@ class Supervisor:
         log.info("sitewise stopped")
 
     def _stop_children(self, children: list[Child], grace: float) -> None:
-        """SIGTERM, wait ``grace``; SIGTERM again (RQ requeues, gunicorn cuts requests), wait; SIGKILL."""
+        """SIGTERM, wait ``grace`` (less when hurried); the child's hurry signal, wait; SIGKILL."""
         for child in children:
             child.restart_at = None
             child.signal(signal.SIGTERM)
+        first_signal = time.monotonic()
         for signum, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, FORCED_STOP_S)):
             deadline = time.monotonic() + wait
             while any(c.running() for c in children):
-                if time.monotonic() > deadline or (signum == signal.SIGTERM and self.stop_requests > 1):
+                hurry = signum == signal.SIGTERM and self.stop_requests > 1
+                if time.monotonic() > deadline or (hurry and time.monotonic() - first_signal > RQ_SIGNAL_DEDUPE_S):
                     break
                 self._pump(0.1)
             late = [c for c in children if c.running()]
             if not late:
                 break
             for child in late:
-                log.warning("%s (pid %s) still running; sending %s", child.name, child.pid, signum.name)
-                child.signal(signum)
+                sent = child.hurry_signal if signum == signal.SIGTERM else signum
+                log.warning("%s (pid %s) still running; sending %s", child.name, child.pid, sent.name)
+                child.signal(sent)
         for child in children:
             if child.process is not None:
                 child.process.wait()
