@@ -41,8 +41,9 @@ EXCLUDABLE_TAGS = frozenset({"aside", "nav", "footer", "form", "button", "figure
 #: would memorise the training pages.
 MAX_INCLUDE = 6
 MAX_EXCLUDE = 8
-#: A selector must improve F1 by at least this much to be added (below it, it is fitting noise).
-MIN_GAIN = 1e-4
+#: A selector must improve F1 by at least this much (0.1 point) to be added: below it, it fits one
+#: page's oddity (a category class, a stray link) rather than the site's article.
+MIN_GAIN = 0.001
 #: The first include may be a container instead of the best candidate when it covers this share of
 #: what the best covers, scores at most CONTAINER_SLACK less before excludes, and as well after them
 #: (at most LOOKAHEAD such containers are tried).
