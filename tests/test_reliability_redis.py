@@ -7,6 +7,7 @@ restart the append-only file must bring back every acknowledged page, whole.
 from __future__ import annotations
 
 import os
+import re
 import signal
 import threading
 import time
@@ -17,7 +18,7 @@ from sitewise.page import Page
 from sitewise.redis_conn import EmbeddedRedis, connect
 from sitewise.store import Store
 
-from reliability_support import page_dict
+from reliability_support import http, page_dict, sitewise_up, wait_for
 
 #: Kill-and-restart cycles per test run, and how long the writer streams between them.
 KILLS = 3
@@ -84,3 +85,49 @@ def test_sigkilled_redis_loses_no_acknowledged_page(tmp_path):
     finally:
         writer.stopping.set()
         server.stop()
+
+
+def test_uploads_acknowledged_by_sitewise_up_survive_redis_sigkills(tmp_path):
+    """The same through HTTP and the supervisor: uploads stream into ``sitewise up``; its embedded
+    redis-server is SIGKILLed twice (the supervisor reports it and restarts it from its files); every
+    upload answered 2xx is stored, and every refused one was refused as 503 (retry), never 500."""
+    # Limits off, no learning, and no site cap (it would trim the oldest acknowledged pages).
+    env = {"SITEWISE_UPLOADS_PER_MINUTE": "0", "SITEWISE_CLIENT_PAGES_PER_SITE_PER_DAY": "0",
+           "SITEWISE_MIN_PAGES_TO_LEARN": str(10**9), "SITEWISE_MAX_PAGES_PER_SITE": str(10**9)}
+    with sitewise_up(tmp_path / "data", "--workers", "1", env=env) as up:
+        answers: dict[str, int] = {}
+        stopping = threading.Event()
+
+        def uploader(number: int) -> None:
+            n = 0
+            while not stopping.is_set():
+                n += 1
+                url = f"https://http-stream.example/{number}/{n}"
+                try:
+                    answers[url] = http("POST", f"{up.base_url}/api/pages", page_dict(url), timeout=30)[0]
+                except OSError:
+                    answers[url] = 0  # no answer at all
+
+        threads = [threading.Thread(target=uploader, args=(i,), daemon=True) for i in range(4)]
+        for thread in threads:
+            thread.start()
+        for kill in range(2):
+            time.sleep(1.5)
+            pid = int(re.findall(r"redis(?:: embedded redis-server \(pid|: restarted as pid) (\d+)", up.log)[-1])
+            os.kill(pid, signal.SIGKILL)
+            up.wait_for_log(f"redis: embedded redis-server (pid {pid}) killed by SIGKILL; restarting it")
+            wait_for(lambda: up.log.count("redis: restarted as pid") == kill + 1, 30, "Redis to be restarted")
+        time.sleep(1.5)
+        stopping.set()
+        for thread in threads:
+            thread.join(timeout=60)
+
+        store = Store(connect(f"unix://{tmp_path / 'data' / 'redis.sock'}?db=0"))
+        stored = set(store.page_keys("http-stream.example"))
+        acknowledged = {url for url, status in answers.items() if 200 <= status < 300}
+        refused = {url: status for url, status in answers.items() if not 200 <= status < 300}
+        print(f"{len(acknowledged)} uploads acknowledged, {len(refused)} refused while Redis was away "
+              f"({sorted(set(refused.values()))}), {len(acknowledged - stored)} of the acknowledged missing")
+        assert len(acknowledged) > 20
+        assert acknowledged <= stored
+        assert set(refused.values()) <= {503}
