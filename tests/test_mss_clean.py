@@ -56,3 +56,13 @@ def test_hr_cuts_the_block():
     end = cut_at_hr(tokens, 0, len(tokens))
     assert tokens.text(0, end) == "before the rule"
     assert cut_at_hr(tokenize("<p>no rule</p>"), 0, 5) == 5
+
+
+def test_wrappers_named_like_furniture_are_kept_when_they_hold_the_page_or_prose():
+    prose = " ".join(["story"] * 45)
+    wrapper = f'<body><div class="share_wrapper"><p>{prose}</p></div><div class="share-bar">Share this</div></body>'
+    assert words_after(wrapper).count("story") == 45 and "Share" not in words_after(wrapper)
+    layout = '<body><div class="site one-sidebar-right"><p>short one</p><p>short two</p></div><p>x</p></body>'
+    assert "short" in words_after(layout)  # holds most of the page's text: a layout class, not a sidebar
+    comments = f'<body><p>{LONG}</p><div id="comments"><p>{prose}</p></div></body>'
+    assert "story" not in words_after(comments)  # comment sections are prose and still not the article

@@ -67,6 +67,15 @@ PROTECTED_TAGS = frozenset({"html", "body", "article", "main"})
 #: Tags the post-clean-up treats as signs that a div is not prose (the paper's list).
 NON_PROSE_TAGS = frozenset({"a", "iframe", "table", "img", "embed", "applet", "object"})
 
+#: An element named like furniture that holds more than this share of the page's text is a wrapper
+#: (``<div class="share_wrapper">`` around the story, a ``sidebar-right`` layout class on the page
+#: body), not furniture: it stays.
+MAX_FURNITURE_SHARE = 0.5
+#: ... and one that holds a run of text this long is prose, not a menu or share bar (comment sections
+#: are the exception: they are prose and still not the article).
+PROSE_WORDS = 40
+COMMENT_NAME = re.compile(r"comment|disqus", re.IGNORECASE)
+
 #: An articleBody element with fewer words than this is a teaser, not the article.
 MIN_ARTICLE_BODY_WORDS = 50
 
@@ -91,6 +100,9 @@ def clean_dom(root: etree._Element, options: CleanOptions = CleanOptions()) -> e
         doomed += root.iter(*_FURNITURE_TAGS)
     if options.suspicious_names:
         doomed += _suspicious(root)
+    if doomed:
+        page_text = _text_length(root)
+        doomed = [e for e in doomed if _text_length(e) <= MAX_FURNITURE_SHARE * page_text]
     for element in doomed:
         _drop(element)
     return root
@@ -151,9 +163,13 @@ def _suspicious(root: etree._Element) -> list[etree._Element]:
         verdict = verdicts.get(names)
         if verdict is None:
             verdict = verdicts[names] = bool(SUSPICIOUS_NAME.search(names)) and not CONTENT_NAME.search(names)
-        if verdict:
+        if verdict and (COMMENT_NAME.search(names) or not _holds_prose(element)):
             found.append(element)
     return found
+
+
+def _holds_prose(element: etree._Element) -> bool:
+    return any(len(text.split()) >= PROSE_WORDS for text in element.itertext())
 
 
 def _drop(element: etree._Element) -> None:
