@@ -48,6 +48,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--limit", type=int, help="at most N pages per set (quick runs)")
     parser.add_argument("--model", type=Path, help="use this MSS model instead of training one")
     parser.add_argument("--train-limit", type=int, help="at most N training pages")
+    parser.add_argument("--save-model", type=Path, help="also keep the model trained for this run here")
     parser.add_argument("--ablations", action="store_true", help="also measure each clean-up rule and option")
     parser.add_argument("--no-trafilatura", action="store_true", help="skip trafilatura")
     parser.add_argument("--out", type=Path, default=Path("docs/bench-mss.md"), help="the report to write")
@@ -105,6 +106,9 @@ def _model(args: argparse.Namespace, scratch: Path) -> tuple[Path, dict]:
     if args.model:
         return args.model, {"model": str(args.model)}
     model_path, info = _train(args, scratch / "mss-model.json.gz", {})
+    if args.save_model:
+        args.save_model.parent.mkdir(parents=True, exist_ok=True)
+        args.save_model.write_bytes(model_path.read_bytes())
     return model_path, info
 
 
