@@ -52,13 +52,14 @@ CHROMIUM_ARGS = (
 )
 #: A common laptop window: wide enough for desktop layouts (sidebars beside the article).
 DEFAULT_VIEWPORT = (1280, 900)
-#: Pages rendered at once. Chromium gives each page its own renderer process, so a few more than the
-#: cores keeps them busy while others wait on Playwright round trips.
-DEFAULT_WORKERS = 4
+#: Pages rendered at once: one per core (at least two, so one page's waits overlap another's work).
+#: On 2 cores, 4 workers were no faster than 2 and doubled each page's latency (docs/bench-collect.md).
+DEFAULT_WORKERS = max(2, os.cpu_count() or 1)
 #: Whole-page limit (navigation, load, collection). Stored pages usually take well under a second.
 DEFAULT_TIMEOUT_S = 30.0
-#: After DOMContentLoaded, wait at most this long for ``load``: stored pages' subresources are aborted,
-#: so it comes at once, unless a script keeps the page busy; then collect what is there.
+#: After DOMContentLoaded, wait at most this long for ``load``: stored pages' subresources are refused,
+#: so it comes at once, unless a script keeps the page busy; then its scripts are stopped and what is
+#: rendered is collected.
 LOAD_WAIT_S = 2.0
 #: A tab (browser context) is renewed after this many pages: page scripts and caches grow a
 #: long-lived renderer's memory.
@@ -324,8 +325,9 @@ class Collector:
                         self._store_in_cache(items[index], outcome.page)
                     bar.update(1)
                     yield index, outcome
+                work.result()  # the workers are closing their tabs: let them finish
             finally:
-                work.cancel()
+                work.cancel()  # stopped early (or interrupted): the rest is not needed
 
     @staticmethod
     def _raise_or_page(outcome: Outcome) -> Page:
@@ -391,7 +393,7 @@ class Collector:
             service_workers="block",
         )
         try:
-            return await _Tab.open(context)
+            return await _Tab.open(context, self.javascript)
         except BaseException:
             await context.close()
             raise
@@ -467,11 +469,14 @@ class _Tab:
     each in Python cost more CPU than rendering (about a quarter of the total).
     """
 
-    def __init__(self, context: Any, page: Any, devtools: Any, main_frame_id: str) -> None:
+    def __init__(self, context: Any, page: Any, devtools: Any, main_frame_id: str, javascript: bool) -> None:
         self.context = context
         self.page = page
         self.devtools = devtools
         self.main_frame_id = main_frame_id
+        #: Whether pages may run their own scripts, and whether the current one may.
+        self.javascript = javascript
+        self.scripts_allowed = javascript
         self.uses = 0
         self.offline = False
         self.item: Item | None = None
@@ -479,11 +484,11 @@ class _Tab:
         self._answering: set[asyncio.Future[None]] = set()
 
     @classmethod
-    async def open(cls, context: Any) -> "_Tab":
+    async def open(cls, context: Any, javascript: bool) -> "_Tab":
         page = await context.new_page()
         devtools = await context.new_cdp_session(page)
         tree = await devtools.send("Page.getFrameTree")
-        tab = cls(context, page, devtools, tree["frameTree"]["frame"]["id"])
+        tab = cls(context, page, devtools, tree["frameTree"]["frame"]["id"], javascript)
         devtools.on("Fetch.requestPaused", tab._on_document_request)
         await devtools.send("Network.enable")
         return tab
@@ -500,14 +505,23 @@ class _Tab:
         await self.context.clear_cookies()  # the previous page's cookies are not this page's
         if urldefrag(self.page.url).url == urldefrag(url).url:
             await self.page.goto("about:blank")  # else going there would only scroll to the fragment
+        await self._allow_scripts(self.javascript)
         await self.page.goto(url, wait_until="domcontentloaded", timeout=timeout_s * 1000)
         try:
             await self.page.wait_for_load_state("load", timeout=LOAD_WAIT_S * 1000)
-        except Exception:  # a page still loading is collected as it stands
-            pass
+        except Exception:
+            # Still loading, most often a script that never settles: offline, an image error handler
+            # that retries forever floods the page with events and starves the collector. Stop the
+            # page's scripts and collect what is rendered.
+            await self._allow_scripts(False)
         answer = await self.page.evaluate(evaluate_js, options)
         milliseconds, _, json_text = answer.partition(" ")
         return json.loads(json_text), float(milliseconds)
+
+    async def _allow_scripts(self, allowed: bool) -> None:
+        if allowed != self.scripts_allowed:
+            await self.devtools.send("Emulation.setScriptExecutionDisabled", {"value": not allowed})
+            self.scripts_allowed = allowed
 
     async def _set_offline(self, offline: bool) -> None:
         """Offline (stored pages): documents come from us, everything else is refused. Online (live
@@ -553,10 +567,14 @@ class _Tab:
                 pass  # already answered, or the page is gone
 
     async def close(self) -> None:
+        closing = asyncio.ensure_future(self.context.close())
+        # A context of a crashed or closed browser cannot close: nothing is left to do, so its error
+        # is taken here (also when the wait below gave up on it).
+        closing.add_done_callback(lambda task: task.cancelled() or task.exception())
         try:
-            await asyncio.wait_for(asyncio.shield(self.context.close()), CLOSE_TIMEOUT_S)
+            await asyncio.wait_for(asyncio.shield(closing), CLOSE_TIMEOUT_S)
         except Exception:
-            pass  # a crashed or hung context goes with the browser
+            pass  # a hung context goes with the browser
 
 
 def collect_many(

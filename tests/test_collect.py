@@ -248,6 +248,14 @@ def test_pages_that_navigate_away_or_open_dialogs_stay(collector):
     assert texts(page) == ["The stored article stays."]
 
 
+def test_pages_that_never_finish_loading_are_collected_after_their_scripts_stop(collector):
+    outcome = collector.run_many([stored("error-loop.html")], timeout_s=10, progress=False)[0]
+    assert outcome.page is not None, outcome.error
+    assert texts(outcome.page) == ["The article text is here.", "Written by a script before the loop took over."]
+    # the next page in the same tab runs its scripts again
+    assert "location http://fixture.test/dir/stored.html" in texts(collect(collector, "stored.html"))
+
+
 def test_file_urls_are_served_too(collector):
     path = FIXTURES / "inline.html"
     page = collector.collect_stored(path.resolve().as_uri(), path.read_bytes())

@@ -32,10 +32,12 @@ TARGET_PAGES_PER_S = 10.0
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from sitewise.collect import DEFAULT_WORKERS
+
     parser.add_argument("--manifest", required=True, metavar="M", help="manifest of stored pages (file or set folder)")
     parser.add_argument("--limit", type=int, metavar="N", help="use the first N pages")
-    parser.add_argument("--workers", default="4", metavar="N[,N...]",
-                        help="pages rendered at once; a comma list runs once per value (default 4)")
+    parser.add_argument("--workers", default=str(DEFAULT_WORKERS), metavar="N[,N...]",
+                        help=f"pages rendered at once; a comma list runs once per value (default {DEFAULT_WORKERS})")
     parser.add_argument("--timeout", type=float, default=30.0, metavar="S", help="seconds per page (default 30)")
     parser.add_argument("--report", default=str(DEFAULT_REPORT), metavar="FILE",
                         help=f"markdown report to write (default {DEFAULT_REPORT})")
