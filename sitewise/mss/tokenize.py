@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass, field
+from typing import Callable
 
 import numpy as np
 from lxml import etree
@@ -121,21 +122,21 @@ class TokenSequence:
     def features(self) -> list[str]:
         """The normalised tokens (computed on first use: the baseline scorer never needs them)."""
         if self._features is None:
-            self._features = [
-                word_token(w) if k == WORD else tag_token(t, k == CLOSE)
-                for k, t, w in zip(self.kinds.tolist(), self.tags, self.words)
-            ]
+            self._features = self._normalised(word_token)
         return self._features
 
     @property
     def surfaces(self) -> list[str]:
         """Words as :func:`surface_token` gives them, tags as their normalised tokens."""
         if self._surfaces is None:
-            self._surfaces = [
-                surface_token(w) if k == WORD else tag_token(t, k == CLOSE)
-                for k, t, w in zip(self.kinds.tolist(), self.tags, self.words)
-            ]
+            self._surfaces = self._normalised(surface_token)
         return self._surfaces
+
+    def _normalised(self, word_function: Callable[[str], str]) -> list[str]:
+        return [
+            word_function(w) if k == WORD else tag_token(t, k == CLOSE)
+            for k, t, w in zip(self.kinds.tolist(), self.tags, self.words)
+        ]
 
     def text(self, start: int = 0, end: int | None = None, keep: np.ndarray | None = None) -> str:
         """The words of tokens ``start``..``end`` (exclusive), one output line per block; ``keep`` is an
