@@ -324,6 +324,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--report-only", action="store_true", help="re-draw the report from the saved results")
     parser.add_argument("--docs", type=Path, default=Path("docs"), help="where benchmarks.md and img/ go (default docs)")
+    parser.add_argument(
+        "--note", help="a line the report prints under this run's command, e.g. how a model given by --option was made"
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
 
 
@@ -344,6 +347,8 @@ def run(args: argparse.Namespace) -> int:
             cache_dir=None if args.no_cache else DEFAULT_RENDER_CACHE, render_sample=args.render_sample,
             progress=not args.quiet,
         )
+        if args.note:
+            comparison.runs[0]["note"] = args.note
         if args.keep and (args.results / "results.json").is_file():
             merged = Comparison.load(args.results)
             merged.merge(comparison)
@@ -366,7 +371,7 @@ def command_line(args: argparse.Namespace) -> str:
         words += ["--option", option]
     for name, default in vars(parser.parse_args([])).items():
         value = getattr(args, name)
-        if name in ("sets", "options", "report_only", "quiet") or value == default or (name == "data" and args.sets):
+        if name in ("sets", "options", "note", "report_only", "quiet") or value == default or (name == "data" and args.sets):
             continue  # --data only names the standard suite, which --set replaces
         option = "--" + name.replace("_", "-")
         words += [option] if value is True else [option, str(value)]

@@ -27,6 +27,8 @@ RULES_TARGET_SETS = ("spider sites", "dragnet sites")
 FALLBACK_TARGET_SETS = ("cleaneval", "l3s-gn1", "dragnet official test")
 #: The peer the fallback target exempts.
 STRONGEST_PEER = "trafilatura"
+#: Sites listed under "where sitewise loses", per set (the widest gaps; the set's table has all).
+WORST_SITES = 10
 #: Pages listed under "where sitewise loses", per set.
 WORST_PAGES = 8
 #: Error messages are quoted this long in the report.
@@ -240,10 +242,13 @@ def _losses(comparison: Comparison) -> str:
         site_losses = _site_losses(run, own) if run.spec.per_site else []
         if site_losses:
             any_loss = True
+            shown = site_losses[:WORST_SITES]
+            more = len(site_losses) - len(shown)
             lines.append(
                 f"- **{run.spec.label}, per site**: {own.system} is behind the best peer on {len(site_losses)} of "
                 f"{run.sites} sites: "
-                + "; ".join(f"{site} {mine:.3f} vs {peer} {theirs:.3f}" for site, mine, peer, theirs in site_losses)
+                + "; ".join(f"{site} {mine:.3f} vs {peer} {theirs:.3f}" for site, mine, peer, theirs in shown)
+                + (f"; and {more} more within {shown[-1][3] - shown[-1][1]:.3f} (table under the set)" if more else "")
                 + "."
             )
         worst = _worst_pages(run, own)
@@ -324,9 +329,13 @@ def _set_section(run: SetRun) -> str:
 
 
 def _score_table(run: SetRun) -> list[str]:
+    """P/R/F1, shingles, empty outputs, errors and speed per system; a *run* column when the set's systems
+    come from more than one run (their timings were taken under different loads)."""
+    mixed = len({s.run for s in run.systems.values()}) > 1
     lines = [
-        "| system | P | R | F1 | median F1 | shingle P | shingle R | shingle F1 | empty | errors | ms/page median | ms/page p95 |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| system | P | R | F1 | median F1 | shingle P | shingle R | shingle F1 | empty | errors | ms/page median | ms/page p95 |"
+        + (" run |" if mixed else ""),
+        "|---|---|---|---|---|---|---|---|---|---|---|---|" + ("---|" if mixed else ""),
     ]
     for system in ordered_systems(run):
         result = system.result
@@ -336,7 +345,7 @@ def _score_table(run: SetRun) -> list[str]:
         lines.append(
             f"| {system.system} | {summary.precision:.3f} | {summary.recall:.3f} | {summary.f1:.3f} | "
             f"{summary.median_f1:.3f} | {shingles.precision:.3f} | {shingles.recall:.3f} | {shingles.f1:.3f} | "
-            f"{summary.empty} | {errors} | {median_ms:.1f} | {p95_ms:.1f} |"
+            f"{summary.empty} | {errors} | {median_ms:.1f} | {p95_ms:.1f} |" + (f" {system.run + 1} |" if mixed else "")
         )
     return lines + [""]
 
@@ -460,6 +469,7 @@ def _method(comparison: Comparison) -> str:
             run.get("command", ""),
             "```",
             "",
+            *([run["note"], ""] if run.get("note") else []),
             f"- Machine: {machine.get('cpu')}, {machine.get('cores')} cores, {machine.get('memory_gb')} GB RAM, "
             f"{machine.get('os')}; shared with other engineers working at the same time (load average "
             f"{_load(machine.get('load_average_start'))} at the start, {_load(run.get('load_average_end'))} at the end), "
