@@ -113,5 +113,5 @@ def test_merge_replaces_rerun_systems_and_keeps_the_others(comparison):
     assert set(merged.systems) == {"rules", "trafilatura", "justext", "goose3"}
     assert "goose3" not in merged.skipped
     assert merged.systems["goose3"].run == 1 and len(comparison.runs) == 2
-    goose_row = next(line for line in render(comparison).splitlines() if line.startswith("| goose3 | 0.600 |"))
+    goose_row = next(line for line in render(comparison).splitlines() if line.startswith("| goose3 | 0.600 | 0.600 | 0.600 |"))
     assert goose_row.endswith("| 2 |")  # the set now mixes runs: each row says which
