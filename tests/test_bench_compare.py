@@ -42,7 +42,8 @@ def manifest(sample_site, tmp_path):
 
 def test_set_spec_parses_paths_and_selections():
     assert SetSpec.parse("../data/dragnet:split=test") == SetSpec("dragnet sites", "../data/dragnet", "split", "test")
-    assert SetSpec.parse("../data/dragnet:official_split=test").label == "dragnet official_split=test"
+    assert SetSpec.parse("../data/dragnet:official_split=test").label == "dragnet official test"  # standard
+    assert SetSpec.parse("../data/dragnet:official_split=train").label == "dragnet official_split=train"
     assert SetSpec.parse("/x/cleaneval/manifest.jsonl") == SetSpec("cleaneval", "/x/cleaneval/manifest.jsonl")
     with pytest.raises(ValueError):
         SetSpec.parse("data:=test")

@@ -107,7 +107,10 @@ class SetSpec:
             raise ValueError(f"bad set {text!r}: expected PATH or PATH:FIELD=VALUE")
         folder = Path(path)
         name = folder.parent.name if folder.suffix == ".jsonl" else folder.name
-        if field_name == "split" and value == "test":
+        standard = {(f, s, v): label for label, f, s, v in STANDARD_SUITE}
+        if (name, field_name or None, value or None) in standard:
+            label = standard[(name, field_name or None, value or None)]  # same label, so runs can merge
+        elif field_name == "split" and value == "test":
             label = f"{name} sites"
         elif field_name:
             label = f"{name} {field_name}={value}"
