@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from sitewise.bench.compare import Comparison, LearningCurve, SetRun, SetSpec, SystemRun
+from sitewise.bench.compare import Comparison, LearningCurve, RenderStats, SetRun, SetSpec, SystemRun
 from sitewise.bench.compare_report import best_peer, headline, primary, render, write_report
 from sitewise.evaluate import EvalResult, PageResult
 from sitewise.metrics import Score
@@ -81,6 +81,13 @@ def test_report_shows_numbers_verdicts_losses_and_skips(comparison):
     assert "| dragnet sites | rules | 0.500 | 0.800 | 0.900 | trafilatura 0.850 | 2–5 |" in text
     assert "Test CPU, 2 cores" in text and "sitewise bench compare" in text
     assert "not measured" in text  # spider and l3s-gn1 targets: sets not in this run
+
+
+def test_rendering_cost_is_stated_next_to_extraction_speed(comparison):
+    comparison.render = RenderStats(pages=20, seconds=10.0, failures=1)
+    text = render(comparison)
+    assert "2.00 pages/s (10.0 s, 1 failed)" in text
+    assert "about 500 ms of wall time per page" in text
 
 
 def test_write_report_draws_the_plots(comparison, tmp_path):

@@ -143,6 +143,7 @@ def f1_per_site(run: SetRun, img_dir: Path) -> Path | None:
         axes.barh(ys, values, height=height, color=_colour(system.system), label=label)
     axes.set_yticks([i + height * (len(shown) - 1) / 2 for i in range(len(sites))], sites, fontsize=7)
     axes.set_xlim(0, 1)
+    axes.set_ylim(-0.5, len(sites) - 0.5 + height * len(shown))
     axes.set_xlabel("mean word F1 on the site's test pages")
     axes.set_title(f"F1 per site — {run.spec.label}")
     axes.grid(axis="x", alpha=0.3)
