@@ -126,13 +126,13 @@ def headline(comparison: Comparison) -> str:
         if own is None or own.system != "rules":
             continue
         where = f"the {run.pages} test pages of {run.spec.label.replace(' sites', '')}'s {run.sites} sites with ≥ 10 pages"
-        if peer:
-            parts.append(
-                f"On {where}, sitewise's learned rules score mean word F1 {f1(own):.3f} against {f1(peer):.3f} "
-                f"for the best peer ({peer.system})."
-            )
-        else:
-            parts.append(f"On {where}, sitewise's learned rules score mean word F1 {f1(own):.3f} (no peer can run there).")
+        pipeline = run.systems.get("sitewise")
+        with_fallback = (
+            f" ({f1(pipeline):.3f} with the MSS fallback on pages the rules do not fit)"
+            if pipeline is not None and abs(f1(pipeline) - f1(own)) >= TIE else ""
+        )
+        against = f"against {f1(peer):.3f} for the best peer ({peer.system})" if peer else "(no peer can run there)"
+        parts.append(f"On {where}, sitewise's learned rules score mean word F1 {f1(own):.3f}{with_fallback} {against}.")
     fallback = [
         (run, primary(run), run.systems.get(STRONGEST_PEER))
         for run in comparison.sets.values() if not run.spec.per_site
