@@ -459,7 +459,7 @@ def compare(
     for spec in specs:
         started = time.perf_counter()
         comparison.sets[spec.label] = run_set(
-            spec, available, unavailable, options,
+            spec, available, unavailable, options, comparison.runs[0]["sitewise"],
             limit=limit, curve_sizes=curve_sizes, workers=workers, cache_dir=cache_dir, progress=progress,
         )
         log.info("%s done in %.0f s", spec.label, time.perf_counter() - started)
@@ -507,6 +507,7 @@ def run_set(
     available: dict[str, Any],
     unavailable: dict[str, str],
     options: dict[str, dict[str, str]],
+    sitewise_version: str,
     *,
     limit: int | None,
     curve_sizes: Sequence[int | None],
@@ -548,7 +549,7 @@ def run_set(
             set_run.skipped[name] = f"failed on every page, e.g. {pages[0].error[:ERROR_CHARS]}"
             continue
         system = SystemRun(
-            name, system_version(name), getattr(extractor, "call", ""), round(seconds, 2), _now(), run=0,
+            name, system_version(name, sitewise_version), getattr(extractor, "call", ""), round(seconds, 2), _now(), run=0,
             options=system_options, result=EvalResult(name, spec.manifest, pages),
         )
         if extractor.per_site and spec.per_site and curve_sizes:
@@ -693,12 +694,14 @@ def measure_rendering(specs: Sequence[SetSpec], sample: int, workers: int) -> Re
 # -- where and with what ------------------------------------------------------------------------------------
 
 
-def system_version(name: str) -> str:
+def system_version(name: str, sitewise_version: str) -> str:
+    """A peer's package and version; for sitewise's own systems, the sitewise version the run started with
+    (its modules are imported then: commits that land during a long run do not change what it measures)."""
     from .peers import PEERS, peer_version
 
     if name in PEERS:
         return f"{PEERS[name].distribution} {peer_version(name)}"
-    return f"sitewise {_sitewise_version()}"
+    return f"sitewise {sitewise_version}"
 
 
 def environment(systems: Sequence[str], command: str) -> dict[str, Any]:

@@ -109,11 +109,24 @@ def _title(comparison: Comparison) -> str:
         "",
         headline(comparison),
         "",
-        "Every number below comes from one command, `sitewise bench compare` (see [How this was measured]"
-        "(#how-this-was-measured)): the same pages, the same metric, every system in the same process. "
+        _provenance(comparison) + " "
         "Pages whose truth is not in the page (`truth_mismatch`) are left out of every figure.",
         "",
     ])
+
+
+def _provenance(comparison: Comparison) -> str:
+    runs = len(comparison.runs)
+    if runs <= 1:
+        return (
+            "Every number below comes from one command, `sitewise bench compare` (see [How this was measured]"
+            "(#how-this-was-measured)): the same pages, the same metric, every system in the same process."
+        )
+    return (
+        f"The numbers below come from {runs} runs of `sitewise bench compare` (commands and why under [How this was "
+        "measured](#how-this-was-measured)); in every run the systems it ran saw the same pages in the same process, "
+        "and a set whose rows come from different runs says which in its *run* column."
+    )
 
 
 def headline(comparison: Comparison) -> str:
@@ -177,7 +190,7 @@ def _overview(comparison: Comparison) -> str:
 
 
 def _targets(comparison: Comparison) -> str:
-    lines = ["## Targets", "", "The targets set in the issue, checked against this run:", ""]
+    lines = ["## Targets", "", "The targets set in the issue, checked against these results:", ""]
     for label in RULES_TARGET_SETS:
         run = comparison.sets.get(label)
         lines.append(f"- **Learned rules beat every peer on {label}**: {_rules_verdict(run)}")
@@ -500,7 +513,7 @@ def _method(comparison: Comparison) -> str:
         lines.append(f"| {name} | {version} | {call} | {', '.join(labels)} |")
     lines += [
         "",
-        "To reproduce: `pip install -e '.[bench]'` then the command above from the repository root, with the "
+        "To reproduce: `pip install -e '.[bench]'` then the command(s) above, in order, from the repository root, with the "
         "evaluation sets in `../shared/data`. `sitewise bench compare --report-only` re-draws this page from "
         "`bench-out/compare/` (per-page predictions and scores are kept there, gzipped JSONL per set and system).",
         "",
@@ -519,6 +532,8 @@ def _method(comparison: Comparison) -> str:
         "- **Empty truth** (7 CleanEval pages): an empty output scores 1, anything else 0.",
         "- Every peer's output is normalised the same way (one block per line, spaces collapsed); the metrics "
         "ignore line breaks anyway. A peer that raises on a page scores 0 on it (column *errors*).",
+        "- sitewise's version is the commit its modules were imported from when the run started; "
+        "\"uncommitted changes\" are the edits other engineers had in progress in the shared working tree then.",
         "- dragnet's truth has user comments removed: extractors that keep comments (jusText, resiliparse) lose "
         "precision on blogs with long comment threads.",
         "",
