@@ -9,6 +9,7 @@ from typing import Any, Callable
 
 from flask import Blueprint, Response, jsonify, request
 
+from sitewise.contributors import contributor_tag
 from sitewise.page import PageError, site_of
 
 from .app import client_id, services
@@ -62,12 +63,22 @@ def known_site(site: str) -> dict[str, Any]:
 
 @blueprint.post("/pages")
 def upload_page() -> tuple[Response, int]:
-    """Store one collected page; answer with the site's status (and queue learning when due)."""
+    """Store one collected page; answer with the site's status (and queue learning when due).
+
+    A reader's upload counts against per-client limits and is tagged with its contributor; an upload with
+    the admin token (``sitewise collect --server`` run by the operator) is neither limited nor tagged."""
     svc = services()
-    svc.uploads.check(client_id(), "uploads")
+    operator = "Authorization" in request.headers
+    if operator:
+        check_admin_token()  # the operator's own crawler: trusted, no quotas; a wrong token is refused
+    else:
+        svc.uploads.check(client_id(), "uploads")
     page = validate_page(read_json(request, svc.settings.max_page_bytes))
-    svc.site_quota.check(f"{client_id()}:{page.site}", f"pages for {page.site} today")
-    stored = svc.store.put_page(page)
+    contributor = None
+    if not operator:
+        svc.site_quota.check(f"{client_id()}:{page.site}", f"pages for {page.site} today")
+        contributor = contributor_tag(client_id(), svc.store.contributor_salt())
+    stored = svc.store.put_page(page, contributor)
     info = svc.store.site_info(stored.site)
     learning = "not_due"
     if learning_due(info, svc.settings):
@@ -209,18 +220,23 @@ def openapi() -> Response:
 # -- admin -----------------------------------------------------------------------------------------
 
 
-def admin_only(view: Callable[..., Any]) -> Callable[..., Any]:
+def check_admin_token() -> None:
     """Require ``Authorization: Bearer <Settings.admin_token>``; without a configured token, refuse all."""
+    token = services().settings.admin_token
+    if not token:
+        raise ApiError(403, "admin_disabled", "admin actions are disabled: no admin token is configured")
+    scheme, _, given = (request.headers.get("Authorization") or "").partition(" ")
+    if scheme.lower() != "bearer" or not hmac.compare_digest(given.strip().encode(), token.encode()):
+        raise ApiError(401, "unauthorized", "admin actions need 'Authorization: Bearer <admin token>'",
+                       headers={"WWW-Authenticate": 'Bearer realm="sitewise admin"'})
+
+
+def admin_only(view: Callable[..., Any]) -> Callable[..., Any]:
+    """A view only the admin token opens (see :func:`check_admin_token`)."""
 
     @wraps(view)
     def guarded(*args: Any, **kwargs: Any) -> Any:
-        token = services().settings.admin_token
-        if not token:
-            raise ApiError(403, "admin_disabled", "admin actions are disabled: no admin token is configured")
-        scheme, _, given = (request.headers.get("Authorization") or "").partition(" ")
-        if scheme.lower() != "bearer" or not hmac.compare_digest(given.strip().encode(), token.encode()):
-            raise ApiError(401, "unauthorized", "admin actions need 'Authorization: Bearer <admin token>'",
-                           headers={"WWW-Authenticate": 'Bearer realm="sitewise admin"'})
+        check_admin_token()
         return view(*args, **kwargs)
 
     return guarded

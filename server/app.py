@@ -6,6 +6,7 @@ import time
 from dataclasses import dataclass
 
 from flask import Flask, Response, current_app, g, request
+from werkzeug.middleware.proxy_fix import ProxyFix
 
 from sitewise import __version__
 from sitewise.config import Settings
@@ -43,7 +44,8 @@ def services() -> Services:
 
 
 def client_id() -> str:
-    """Who is calling, for limits: the peer address (a proxy in front must set it, e.g. ProxyFix)."""
+    """Who is calling, for limits: the peer address, or the one trusted proxies forwarded
+    (``Settings.trusted_proxies``)."""
     return request.remote_addr or "unknown"
 
 
@@ -58,6 +60,10 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         JSON_SORT_KEYS=False,
         SITEWISE_VERSION=__version__,
     )
+    if settings.trusted_proxies > 0:
+        # Limits and contributor tags key on the client's address, which a proxy hides behind its own.
+        hops = settings.trusted_proxies
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops, x_host=hops)  # type: ignore[method-assign]
     app.json.sort_keys = False
     app.json.ensure_ascii = False
     app.extensions["sitewise"] = Services(

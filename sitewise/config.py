@@ -33,6 +33,9 @@ class Settings:
     uploads_per_minute: int = 120
     #: Pages one client may contribute to one site per day (poisoning guard).
     client_pages_per_site_per_day: int = 200
+    #: Reverse proxies in front of the web server that append to ``X-Forwarded-For`` (0: the peer address
+    #: is the client). Set it only behind such proxies: otherwise clients could pick their own address.
+    trusted_proxies: int = 0
     #: MSS fallback model file; empty means ``<data_dir>/mss-model.json.gz`` (written by train-mss).
     mss_model: str = ""
 

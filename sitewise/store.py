@@ -6,8 +6,11 @@ Key layout (every key starts with ``sw:``; ``{site}`` is a site name as given by
 key                                type    holds
 =================================  ======  =====================================================
 ``sw:sites``                       zset    site → time of its last page upload (unix seconds)
+``sw:contributor-salt``            string  random salt of contributor tags (made once)
 ``sw:site:{site}:pages``           hash    page key (canonical URL, else URL) → zlib(page JSON)
 ``sw:site:{site}:order``           zset    page key → time stored; the newest N are kept
+``sw:site:{site}:contributors``    hash    page key → who uploaded it (a salted hash of the client);
+                                           absent for pages the operator stored (CLI, admin token)
 ``sw:site:{site}:meta``            hash    ``pages_since_learn``, ``rule_version``, ``learned_at``
 ``sw:site:{site}:rules``           hash    rule version (1, 2, …) → rule set JSON; never rewritten
 ``sw:site:{site}:feedback``        list    reader feedback JSON, oldest first
@@ -20,6 +23,7 @@ a half-written one.
 from __future__ import annotations
 
 import json
+import secrets
 import time
 import zlib
 from dataclasses import dataclass
@@ -31,6 +35,7 @@ from .page import Page, PageError
 
 PREFIX = "sw:"
 SITES = PREFIX + "sites"
+CONTRIBUTOR_SALT = PREFIX + "contributor-salt"
 #: Fields of feedback and rules are JSON; pages are compressed (they are large and rarely read).
 _ZLIB_LEVEL = 6
 
@@ -56,21 +61,30 @@ class Store:
     def __init__(self, client: redis.Redis, max_pages_per_site: int = 500) -> None:
         self.redis = client
         self.max_pages_per_site = max_pages_per_site
+        self._salt: str | None = None
 
     # -- pages ---------------------------------------------------------------------------------
 
-    def put_page(self, page: Page) -> PutResult:
-        """Store a page under its site; a page with the same key (canonical URL) is replaced."""
+    def put_page(self, page: Page, contributor: str | None = None) -> PutResult:
+        """Store a page under its site; a page with the same key (canonical URL) is replaced.
+
+        ``contributor`` names who uploaded it (see :func:`contributor_tag`); None means the operator, whose
+        pages are trusted. Learning weighs contributors so that no single one outvotes the others.
+        """
         site, key = page.site, page.key
         blob = zlib.compress(json.dumps(page.to_dict(), ensure_ascii=False).encode("utf-8"), _ZLIB_LEVEL)
         now = time.time()
         with self.redis.pipeline(transaction=True) as pipe:
             pipe.hset(_key(site, "pages"), key, blob)
+            if contributor is None:
+                pipe.hdel(_key(site, "contributors"), key)
+            else:
+                pipe.hset(_key(site, "contributors"), key, contributor)
             pipe.zadd(_key(site, "order"), {key: now})
             pipe.zadd(SITES, {site: now})
             pipe.hincrby(_key(site, "meta"), "pages_since_learn", 1)
             pipe.hlen(_key(site, "pages"))
-            created, _, _, since_learn, count = pipe.execute()
+            created, _, _, _, since_learn, count = pipe.execute()
         if count > self.max_pages_per_site:
             count = self._trim(site)
         return PutResult(site, key, bool(created), count, int(since_learn))
@@ -81,6 +95,7 @@ class Store:
         if excess:
             with self.redis.pipeline(transaction=True) as pipe:
                 pipe.hdel(_key(site, "pages"), *excess)
+                pipe.hdel(_key(site, "contributors"), *excess)
                 pipe.zrem(_key(site, "order"), *excess)
                 pipe.execute()
         return int(self.redis.hlen(_key(site, "pages")))
@@ -105,11 +120,24 @@ class Store:
     def page_count(self, site: str) -> int:
         return int(self.redis.hlen(_key(site, "pages")))
 
+    def contributor_salt(self) -> str:
+        """The deployment's salt for contributor tags: made on first use, the same for every process
+        (read once per process: it never changes)."""
+        if self._salt is None:
+            self.redis.set(CONTRIBUTOR_SALT, secrets.token_hex(16), nx=True)
+            self._salt = self.redis.get(CONTRIBUTOR_SALT).decode()
+        return self._salt
+
+    def contributors(self, site: str) -> dict[str, str]:
+        """Page key → contributor tag, for the pages an outside client uploaded."""
+        return {k.decode(): v.decode() for k, v in self.redis.hgetall(_key(site, "contributors")).items()}
+
     def delete_page(self, site: str, key: str) -> bool:
         with self.redis.pipeline(transaction=True) as pipe:
             pipe.hdel(_key(site, "pages"), key)
+            pipe.hdel(_key(site, "contributors"), key)
             pipe.zrem(_key(site, "order"), key)
-            removed, _ = pipe.execute()
+            removed, _, _ = pipe.execute()
         return bool(removed)
 
     # -- sites ---------------------------------------------------------------------------------
@@ -133,10 +161,11 @@ class Store:
             "learned_at": rules.get("learned_at") if rules else None,
             "confidence": rules.get("confidence") if rules else None,
             "feedback": int(self.redis.llen(_key(site, "feedback"))),
+            "contributors": len(set(self.redis.hvals(_key(site, "contributors")))),
         }
 
     def delete_site(self, site: str) -> bool:
-        kinds = ("pages", "order", "meta", "rules", "feedback")
+        kinds = ("pages", "order", "contributors", "meta", "rules", "feedback")
         with self.redis.pipeline(transaction=True) as pipe:
             pipe.zrem(SITES, site)
             pipe.delete(*(_key(site, kind) for kind in kinds))

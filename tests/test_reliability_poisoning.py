@@ -104,16 +104,7 @@ def decoy_page(template: Page, rng: random.Random, n: int) -> Page:
     return Page(url=f"http://{SITE}/story/decoy-{n}.html", blocks=blocks, titles=template.titles, collector="bookmarklet")
 
 
-#: Known weakness (docs/reliability.md, "Poisoning"): the consistency check scores the current and the new
-#: rules against the new run's own selection on the pages stored now. When one client's decoys outnumber
-#: the readers' pages (20 against 8 here, within the default quota's ratio), the new selection follows the
-#: decoys, the new rules agree with it better than the good ones, and replace them (held-out F1 1.00 → 0.16).
-DECOY_WEAKNESS = pytest.mark.xfail(
-    strict=True, reason="the consistency check follows a majority of decoy pages; see docs/reliability.md"
-)
-
-
-@pytest.mark.parametrize("junk", ["noise", pytest.param("decoy", marks=DECOY_WEAKNESS)])
+@pytest.mark.parametrize("junk", ["noise", "decoy"])
 def test_one_client_flooding_a_site_does_not_replace_good_rules(system, articles, junk):
     client, store = system
     good, held_out = articles

@@ -1,6 +1,9 @@
 """Learning a stored site: read its pages and feedback from the store, learn, and store the new rule
 version — unless it is less consistent than the current one (the poisoning guard).
 
+Before learning, no single contributor may outvote the others: each uploader's pages count up to a
+typical contributor's share (:func:`sitewise.contributors.balance_contributors`); the rest are set aside.
+
 The guard: both the current and the new rule set are applied to the pages just learned from and scored
 (mean word F1) against the new run's article selection, in which readers' marks have already won. A new
 version that scores lower than the current one by more than :data:`CONSISTENCY_TOLERANCE` is rejected and
@@ -14,6 +17,7 @@ import time
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from ..contributors import balance_contributors
 from ..store import Store
 from .learner import LearnError, SiteLearner
 
@@ -39,6 +43,8 @@ class LearnOutcome:
     templates: int = 0
     confidence: float | None = None
     unlearned_pages: int = 0
+    #: Pages not learned from because their contributor had already given a typical contributor's share.
+    pages_set_aside: int = 0
     seconds: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
@@ -48,7 +54,9 @@ class LearnOutcome:
 def learn_stored_site(store: Store, site: str, *, min_pages: int = 1, force: bool = False) -> LearnOutcome:
     """Learn ``site`` from its stored pages and feedback; store the rules if they pass the guard."""
     started = time.perf_counter()
-    pages = list(store.pages(site))
+    stored_pages = list(store.pages(site))
+    pages = balance_contributors(stored_pages, store.contributors(site))
+    set_aside = len(stored_pages) - len(pages)
     current = store.rules(site)
     current_version = current.get("version") if current else None
     if len(pages) < max(1, min_pages):
@@ -60,7 +68,7 @@ def learn_stored_site(store: Store, site: str, *, min_pages: int = 1, force: boo
     rules = learner.rules_
     outcome = LearnOutcome(
         site, len(pages), False, current_version, "", templates=len(rules["templates"]),
-        confidence=rules["confidence"], unlearned_pages=rules["unlearned_pages"],
+        confidence=rules["confidence"], unlearned_pages=rules["unlearned_pages"], pages_set_aside=set_aside,
     )
     if not rules["templates"]:
         outcome.reason = "no template learned (no page has an article body the learner can find)"
@@ -80,5 +88,6 @@ def learn_stored_site(store: Store, site: str, *, min_pages: int = 1, force: boo
             outcome.stored = True
             outcome.reason = "stored"
     outcome.seconds = round(time.perf_counter() - started, 3)
-    log.info("learn %s: %s (%d pages, version %s, %.2f s)", site, outcome.reason, len(pages), outcome.version, outcome.seconds)
+    log.info("learn %s: %s (%d pages, %d set aside, version %s, %.2f s)",
+             site, outcome.reason, len(pages), set_aside, outcome.version, outcome.seconds)
     return outcome
