@@ -25,6 +25,9 @@ MAX_HTML_CHARS = 2_000_000
 #: most 512 elements); refusing it keeps selector matching, which recurses once per step, within Python's
 #: stack (a 1,000-step selector made learning, and extraction for the site, fail with RecursionError).
 MAX_DEPTH = 512
+#: Blocks a page may have: the largest of ~3,000 rendered real pages (news, blogs, forums) has about
+#: 2,000; ten times that is generous, and refusing more early keeps a hostile upload cheap to reject.
+MAX_BLOCKS = 20_000
 
 #: The computed CSS properties recorded for every block, in this order. They are the properties that
 #: tell article text from navigation, captions and footers (see ``bookmarklet/collect.js`` for the
@@ -208,6 +211,8 @@ class Page:
         blocks_data = data.get("blocks")
         if not isinstance(blocks_data, list):
             raise PageError("blocks", "must be a list")
+        if len(blocks_data) > MAX_BLOCKS:
+            raise PageError("blocks", f"has {len(blocks_data)} blocks; at most {MAX_BLOCKS} are accepted")
         viewport = data.get("viewport")
         if viewport is not None and not (
             isinstance(viewport, dict) and all(_is_number(v) for v in viewport.values())

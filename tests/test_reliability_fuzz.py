@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from server import create_app
 from sitewise.config import Settings
-from sitewise.page import COLLECTORS, MAX_DEPTH, STYLE_PROPERTIES, Page
+from sitewise.page import COLLECTORS, MAX_BLOCKS, MAX_DEPTH, MAX_HTML_CHARS, STYLE_PROPERTIES, Page
 from sitewise.redis_conn import connect
 from sitewise.store import Store
 
@@ -269,7 +269,7 @@ EXTREMES = {
     "gigantic text just under the cap": (lambda: encode(_page_with(blocks=[dict(_minimal_block(0), text="word " * 1_500_000)]), False), {}, {201}),
     "gigantic text over the cap": (lambda: encode(_page_with(blocks=[dict(_minimal_block(0), text="word " * 2_000_000)]), False), {}, {413}),
     "gigantic text gzipped over the cap": (lambda: encode(_page_with(blocks=[dict(_minimal_block(0), text="word " * 2_000_000)]), True), {}, {413}),
-    "100k blocks": (lambda: encode(_page_with(blocks=[_minimal_block(i) for i in range(100_000)]), True), {}, {413}),
+    "100k blocks": (lambda: encode(_page_with(blocks=[_minimal_block(i) for i in range(100_000)]), True), {}, {400, 413}),
     "deep nesting, bare": (lambda: b"[" * 200_000 + b"]" * 200_000, {}, {400}),
     "deep nesting in a block": (lambda: encode(_page_with(blocks=[dict(_minimal_block(0), attrs=_nested(900))]), False), {}, {400}),
     "deep nesting past the parser": (lambda: b'{"url": "https://fuzz.example/", "blocks": [{"attrs": ' + b'{"a": ' * 5000 + b"1" + b"}" * 5000 + b"}]}", {}, {400}),
@@ -319,18 +319,29 @@ def test_extreme_upload(client, store, name):
         assert snapshot(store) == before
 
 
-def test_100k_blocks_under_a_raised_cap_are_validated_and_stored_whole(store, tmp_path):
-    """With the cap raised so 100,000 blocks fit, the page is accepted and stored whole (the time is
-    printed: validation is linear in the blocks, and the default 8 MB cap bounds it)."""
+def test_100k_blocks_are_refused_cheaply_even_under_a_raised_byte_cap(store, tmp_path):
+    """Past ``MAX_BLOCKS`` a page is refused by its block count before any block is validated, so a
+    hostile page costs little even where the byte cap is raised; the store is unchanged."""
     client = make_client(store, tmp_path, max_page_bytes=64_000_000)
     url = f"https://{KNOWN_SITE}/100k-blocks"
     body = encode(dict(page_dict(url), blocks=[_minimal_block(i) for i in range(100_000)]), True)
+    before = snapshot(store)
     started = time.perf_counter()
     response = client.post("/api/pages", data=body, headers={"Content-Type": "application/json", "Content-Encoding": "gzip"})
     print(f"100k blocks: {len(body):,} bytes gzipped → {response.status_code} in {time.perf_counter() - started:.1f} s")
+    assert response.status_code == 400
+    assert response.get_json()["field"] == "blocks" and str(MAX_BLOCKS) in response.get_json()["message"]
+    assert snapshot(store) == before
+
+
+def test_a_page_at_the_block_cap_is_validated_and_stored_whole(store, tmp_path):
+    client = make_client(store, tmp_path, max_page_bytes=64_000_000)
+    url = f"https://{KNOWN_SITE}/many-blocks"
+    body = encode(dict(page_dict(url), blocks=[_minimal_block(i) for i in range(MAX_BLOCKS)]), True)
+    response = client.post("/api/pages", data=body, headers={"Content-Type": "application/json", "Content-Encoding": "gzip"})
     assert response.status_code == 201
     record = json.loads(zlib.decompress(store.redis.hget(f"sw:site:{KNOWN_SITE}:pages", url)))
-    assert len(record["blocks"]) == 100_000 and record["blocks"][-1]["box"]["top"] == 99_999
+    assert len(record["blocks"]) == MAX_BLOCKS and record["blocks"][-1]["box"]["top"] == MAX_BLOCKS - 1
 
 
 @pytest.mark.parametrize(
@@ -368,6 +379,15 @@ def test_extreme_extract_requests(client, request_body):
     response = client.post("/api/extract", data=json.dumps(request_body), headers={"Content-Type": "application/json"})
     print(f"extract: {response.status_code} in {time.perf_counter() - started:.2f} s")
     check_answer(response, "/api/extract")
+
+
+def test_html_past_the_cap_is_refused_before_extraction(client):
+    html = "<p>" + "word " * (MAX_HTML_CHARS // 5) + "</p>"
+    started = time.perf_counter()
+    response = client.post("/api/extract", json={"html": html})
+    elapsed = time.perf_counter() - started
+    assert response.status_code == 413 and response.get_json()["field"] == "html"  # MSS would answer 200
+    print(f"extract of {len(html):,} characters: 413 in {elapsed:.2f} s")
 
 
 def test_hostile_pages_on_a_learned_site_neither_fail_extraction_nor_learning(client, store):
