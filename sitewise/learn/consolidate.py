@@ -12,6 +12,9 @@ in the number of distinct selector paths:
    ``div.entry > blockquote``). Semantic containers (``article``, ``main``) count as named.
 3. An inverted index maps each step key to the paths that contain it, so a candidate's selected paths
    are found by set operations, not by matching it against every block.
+   Paths with no usable name at all (old table layouts: ``td > font > p``) get *tag chains* instead:
+   the block's last few tags joined by ``>`` (``font > p``, ``td > font > p``, …), costlier than any
+   named candidate, so names win whenever they exist.
 4. Greedy cover: add the include selector that most improves the weighted F1 of selected against
    positive text, until nothing improves it; then add ``exclude`` selectors (read off the negative paths
    that the includes select) the same way. Ties go to the simplest selector: fewest compounds, fewest
@@ -20,6 +23,7 @@ in the number of distinct selector paths:
 from __future__ import annotations
 
 import functools
+import re
 from collections import defaultdict
 from dataclasses import dataclass
 from typing import Sequence, TYPE_CHECKING
@@ -55,6 +59,14 @@ LOOKAHEAD = 5
 CONTAINER_EXCLUDES = 2
 #: Pairs are formed with the last few steps of a path only (the block and its near ancestors).
 PAIR_DEPTH = 3
+#: Tag chains of unnamed paths are 2..this many steps long: long enough to tell the article's
+#: ``td > font > p`` from a sidebar's ``td > p``, short enough to survive a wrapper added elsewhere.
+MAX_CHAIN = 4
+#: A chain costs this plus CHAIN_STEP_COST per tag: more than a named container or pair, so that a
+#: name is used whenever one selects as well.
+CHAIN_BASE_COST = 2.0
+CHAIN_STEP_COST = 0.3
+_PLAIN_TAG = re.compile(r"[a-z][a-z0-9]*")
 
 
 @dataclass
@@ -103,6 +115,7 @@ class PathIndex:
                     depths[key][number].append(depth)
         self.depths = depths
         self.arrays: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+        self._windows: dict[int, dict[tuple[str, ...], list[int]]] = {}
         for key, per_path in depths.items():
             ids = np.fromiter(per_path.keys(), dtype=int, count=len(per_path))
             order = np.argsort(ids)
@@ -118,6 +131,22 @@ class PathIndex:
             keys.add(Step(step.tag, step.id).css())
         keys.update(Step(step.tag, "", frozenset([c])).css() for c in step.classes)
         return frozenset(keys)
+
+    def chain(self, tags: tuple[str, ...]) -> np.ndarray:
+        """Paths where the tags occur as a run of parent → child steps (at any depth: container
+        semantics), found through a window index built once per chain length."""
+        windows = self._windows.get(len(tags))
+        if windows is None:
+            windows = defaultdict(list)
+            for number, steps in enumerate(self.paths):
+                seen = set()
+                for end in range(len(tags), len(steps) + 1):
+                    window = tuple(step.tag for step in steps[end - len(tags): end])
+                    if window not in seen:
+                        seen.add(window)
+                        windows[window].append(number)
+            self._windows[len(tags)] = windows
+        return np.asarray(windows.get(tags, ()), dtype=int)
 
     def single(self, key: str) -> np.ndarray:
         entry = self.arrays.get(key)
@@ -147,6 +176,8 @@ def _candidates(index: PathIndex, sources: np.ndarray, *, for_exclude: bool) -> 
                 seen[key] = Candidate(key, index.single(key), cost)
         if for_exclude:
             continue
+        if not named:
+            _add_chains(index, steps, seen)
         for depth, key, cost in named:
             for later in range(max(depth + 1, last - PAIR_DEPTH + 1), last + 1):
                 step = steps[later]
@@ -158,6 +189,17 @@ def _candidates(index: PathIndex, sources: np.ndarray, *, for_exclude: bool) -> 
                                 selector, index.pair(key, child, direct), cost + child_cost + 0.5 + 0.1 * direct
                             )
     return [c for c in seen.values() if len(c.paths)]
+
+
+def _add_chains(index: PathIndex, steps: tuple[Step, ...], seen: dict[str, Candidate]) -> None:
+    """Tag-chain candidates for a path without any usable name (see :data:`MAX_CHAIN`)."""
+    for length in range(2, min(MAX_CHAIN, len(steps) - 1) + 1):
+        tags = tuple(step.tag for step in steps[-length:])
+        if not all(_PLAIN_TAG.fullmatch(tag) for tag in tags):
+            break
+        selector = " > ".join(tags)
+        if selector not in seen:
+            seen[selector] = Candidate(selector, index.chain(tags), CHAIN_BASE_COST + CHAIN_STEP_COST * length)
 
 
 def _tie_key(candidate: Candidate) -> tuple[float, int]:
