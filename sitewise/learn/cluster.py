@@ -30,6 +30,7 @@ cluster; a one-off block is noise and becomes a cluster of its own, judged on it
 """
 from __future__ import annotations
 
+import itertools
 from collections import defaultdict
 from typing import Sequence
 
@@ -41,6 +42,9 @@ from .features import NUMERIC_NAMES, NUMERIC_WEIGHTS, QUANTUM, SOFT_NAMES, SOFT_
 EPS = 0.1
 #: Occurrences (merged rows count by their multiplicity) that make a block kind a cluster.
 MIN_SAMPLES = 2
+#: Rows of a group whose distances to the whole group are computed at once (bounds the memory: a slice
+#: of a 20,000-row group is 160 MB of float64, the whole of it would be 3.2 GB).
+DISTANCE_SLICE = 1000
 #: Stand-in for "no class names", so a named and an unnamed block differ by the full token weight.
 _NO_NAMES = "\0none"
 
@@ -72,6 +76,30 @@ def _encode(rows: list[tuple]) -> np.ndarray:
     return np.hstack(columns)
 
 
+def distinct_rows(records: Sequence[BlockRecord]) -> tuple[list[tuple], np.ndarray]:
+    """The distinct feature rows of the records (:meth:`BlockRecord.row_key`, in order of first
+    occurrence) and each record's row number.
+
+    The same as numbering the records' ``row_key()``s, without building a quarter of a million key
+    tuples for a thousand-page site: the categorical part is numbered through the (shared) feature
+    tuples, the numeric part is rounded in one array operation (``np.rint`` rounds half to even, as
+    Python's ``round`` does)."""
+    kinds: dict[tuple, int] = {}
+    kind_of = [kinds.setdefault((r.defining, r.soft, r.tokens), len(kinds)) for r in records]
+    width = len(NUMERIC_NAMES)
+    numeric = np.fromiter(itertools.chain.from_iterable(r.numeric for r in records), dtype=float, count=width * len(records))
+    quanta = np.array([QUANTUM[name] for name in NUMERIC_NAMES])
+    steps = np.rint(numeric.reshape(len(records), width) / quanta).astype(np.int64)
+    table = np.column_stack([np.asarray(kind_of, dtype=np.int64), steps])
+    _, first, inverse = np.unique(table, axis=0, return_index=True, return_inverse=True)
+    order = np.argsort(first)
+    number_of = np.empty(len(order), dtype=np.int64)
+    number_of[order] = np.arange(len(order))
+    kind_list = list(kinds)
+    rows = [(*kind_list[kind_of[n]], tuple(steps[n].tolist())) for n in first[order].tolist()]
+    return rows, number_of[inverse.ravel()]
+
+
 def cluster_blocks(records: Sequence[BlockRecord], eps: float = EPS, min_samples: int = MIN_SAMPLES) -> np.ndarray:
     """A cluster label for every record (noise blocks get labels of their own, never -1)."""
     from scipy import sparse
@@ -80,10 +108,7 @@ def cluster_blocks(records: Sequence[BlockRecord], eps: float = EPS, min_samples
 
     if not records:
         return np.zeros(0, dtype=int)
-    keys = [r.row_key() for r in records]
-    unique: dict[tuple, int] = {}
-    row_of = np.array([unique.setdefault(k, len(unique)) for k in keys])
-    rows = list(unique)
+    rows, row_of = distinct_rows(records)
     counts = np.bincount(row_of, minlength=len(rows)).astype(float)
 
     groups: dict[tuple, list[int]] = defaultdict(list)
@@ -94,14 +119,16 @@ def cluster_blocks(records: Sequence[BlockRecord], eps: float = EPS, min_samples
         if len(members) < 2:
             continue
         vectors = _encode([rows[m] for m in members])
-        within = cdist(vectors, vectors, metric="cityblock")
-        a, b = np.nonzero(within <= eps)
-        keep = a != b
         ids = np.asarray(members)
-        pairs_i.append(ids[a[keep]])
-        pairs_j.append(ids[b[keep]])
-        # Stored entries are the neighbours; a distance of exactly 0 must still be stored.
-        distances.append(np.maximum(within[a[keep], b[keep]], 1e-9))
+        # In slices of rows, so that a large group never needs its whole distance matrix at once.
+        for start in range(0, len(members), DISTANCE_SLICE):
+            within = cdist(vectors[start : start + DISTANCE_SLICE], vectors, metric="cityblock")
+            a, b = np.nonzero(within <= eps)
+            keep = a + start != b
+            pairs_i.append(ids[a[keep] + start])
+            pairs_j.append(ids[b[keep]])
+            # Stored entries are the neighbours; a distance of exactly 0 must still be stored.
+            distances.append(np.maximum(within[a[keep], b[keep]], 1e-9))
     n = len(rows)
     if pairs_i:
         graph = sparse.csr_matrix(

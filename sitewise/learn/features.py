@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import math
+import operator
 import re
 from dataclasses import dataclass
 from typing import Sequence
@@ -98,8 +99,6 @@ _SOFT_STYLE = tuple(n for n in SOFT_NAMES if n not in ("parent", "grandparent"))
 _DEFINING_STYLE = DEFINING[1:]
 TOKEN_NAMES = tuple(TOKEN_WEIGHTS)
 NUMERIC_NAMES = tuple(NUMERIC_WEIGHTS)
-#: Defaults for ``map(style.get, names, _BLANKS)``: a missing property reads as "".
-_BLANKS = ("",) * len(SOFT_WEIGHTS)
 _QUANTA = tuple(QUANTUM[n] for n in NUMERIC_NAMES)
 
 
@@ -160,52 +159,85 @@ def page_width(page: Page) -> float:
     return right if right > 0 else 1.0
 
 
-def _steps(block: Block) -> tuple[Step, ...]:
-    try:
-        return parse_path(block.selector)
-    except SelectorError:
-        return tuple(Step(tag) for tag in block.path[1:]) or (Step(block.tag),)
+@dataclass(frozen=True, slots=True)
+class _PathFacts:
+    """What a block's selector path says about it (shared by every block with the same path)."""
+
+    steps: tuple[Step, ...]
+    #: The starts of the defining and soft feature tuples: (tag,) and (parent tag, grandparent tag).
+    defining: tuple[str]
+    soft: tuple[str, str]
+    tokens: tuple[frozenset[str], frozenset[str]]
+    named: bool
 
 
-@functools.lru_cache(maxsize=65536)
-def _structure(steps: tuple[Step, ...]) -> tuple[str, str, tuple[frozenset[str], frozenset[str]], bool]:
-    """Parent tag, grandparent tag, the (ancestors', own) stable names of a path, and whether it is named
-    like a non-article part: shared by every block with the same path, so computed once per path."""
+def _path_facts(steps: tuple[Step, ...]) -> _PathFacts:
+    """Parent and grandparent tag, the (ancestors', own) stable names of a (non-empty) path, and whether
+    it is named like a non-article part."""
     ancestors: set[str] = set()
     for step in steps[-1 - ANCESTOR_STEPS : -1]:
         ancestors.update(stable_names(step))
-    own = frozenset(stable_names(steps[-1])) if steps else frozenset()
+    own = frozenset(stable_names(steps[-1]))
     parent = steps[-2].tag if len(steps) > 1 else ""
     grandparent = steps[-3].tag if len(steps) > 2 else ""
     named = any(non_article_name(step) for step in steps[-NAMED_STEPS:])
-    return parent, grandparent, (frozenset(ancestors), own), named
+    return _PathFacts(steps, (steps[-1].tag,), (parent, grandparent), (frozenset(ancestors), own), named)
+
+
+def _block_path_facts(block: Block, known: dict[str, _PathFacts]) -> _PathFacts:
+    """The facts of the block's selector path, from ``known`` when another block had the same path."""
+    facts = known.get(block.selector)
+    if facts is None:
+        try:
+            steps = parse_path(block.selector)
+        except SelectorError:
+            # The page's own malformed path: its tag path stands in (per block, so never remembered).
+            return _path_facts(tuple(Step(tag) for tag in block.path[1:]) or (Step(block.tag),))
+        facts = known[block.selector] = _path_facts(steps)
+    return facts
+
+
+_DEFINING_VALUES = operator.itemgetter(*_DEFINING_STYLE)
+_SOFT_VALUES = operator.itemgetter(*_SOFT_STYLE)
+
+
+def _style_values(style: dict[str, str], values: operator.itemgetter, names: tuple[str, ...]) -> tuple[str, ...]:
+    """The style's values of ``names`` (a missing property reads as ""): collected pages carry every
+    property, so the C-level getter nearly always does it."""
+    try:
+        return values(style)
+    except KeyError:
+        return tuple(style.get(name, "") for name in names)
 
 
 def describe_blocks(pages: Sequence[Page]) -> list[BlockRecord]:
-    """A record for every block of the pages, in page then document order."""
+    """A record for every block of the pages, in page then document order.
+
+    This runs on every block of a site (a thousand pages are a quarter of a million blocks), so what
+    depends only on the selector path is worked out once per distinct path."""
     records = []
+    append = records.append
+    known: dict[str, _PathFacts] = {}
     for page_number, page in enumerate(pages):
         width = page_width(page)
         for index, block in enumerate(page.blocks):
-            records.append(describe_block(page_number, index, block, width))
+            append(_record(page_number, index, block, width, _block_path_facts(block, known)))
     return records
 
 
-def describe_block(page_number: int, index: int, block: Block, width: float) -> BlockRecord:
-    steps = _steps(block)
-    get = block.style.get
-    tag = steps[-1].tag if steps else block.tag
-    parent, grandparent, tokens, named = _structure(steps)
+def _record(page_number: int, index: int, block: Block, width: float, facts: _PathFacts) -> BlockRecord:
+    style = block.style
     chars = len(block.text)
+    box = block.box
     numeric = (
-        max(0.0, block.box.left) / width,
-        max(0.0, block.box.width) / width,
+        max(0.0, box.left) / width,
+        max(0.0, box.width) / width,
         min(MAX_LOG_LENGTH, math.log1p(chars)),
         min(1.0, block.link_chars / max(1, chars)),
     )
     return BlockRecord(
-        page_number, index, block, steps,
-        (tag, *map(get, _DEFINING_STYLE, _BLANKS)),
-        (parent, grandparent, *map(get, _SOFT_STYLE, _BLANKS)),
-        tokens, numeric, chars, named,
+        page_number, index, block, facts.steps,
+        facts.defining + _style_values(style, _DEFINING_VALUES, _DEFINING_STYLE),
+        facts.soft + _style_values(style, _SOFT_VALUES, _SOFT_STYLE),
+        facts.tokens, numeric, chars, facts.named,
     )
