@@ -92,10 +92,18 @@ def analyse_text(pages: Sequence[Page], records: Sequence[BlockRecord]) -> SiteT
     from scipy import sparse
 
     count = len(pages)
+    # Boilerplate recurs on every page: each distinct text (in its page's language) is analysed once,
+    # and the blocks' rows are the rows of their texts.
+    text_numbers: dict[tuple[str, str | None], int] = {}
+    text_of = np.fromiter(
+        (text_numbers.setdefault((r.text, pages[r.page].lang), len(text_numbers)) for r in records),
+        dtype=np.int64, count=len(records),
+    )
+    texts = list(text_numbers)
     vocabulary: dict[str, int] = {}
     rows, columns, values = [], [], []
-    for number, record in enumerate(records):
-        for term, tf in _term_counts(record.text, pages[record.page].lang):
+    for number, (text, lang) in enumerate(texts):
+        for term, tf in _term_counts(text, lang):
             rows.append(number)
             columns.append(vocabulary.setdefault(term, len(vocabulary)))
             values.append(tf)
@@ -106,7 +114,8 @@ def analyse_text(pages: Sequence[Page], records: Sequence[BlockRecord]) -> SiteT
             query_columns.append(vocabulary.setdefault(term, len(vocabulary)))
             query_values.append(tf)
     size = len(vocabulary)
-    block_terms = sparse.csr_matrix((values, (rows, columns)), shape=(len(records), size), dtype=float)
+    text_terms = sparse.csr_matrix((values, (rows, columns)), shape=(len(texts), size), dtype=float)
+    block_terms = text_terms[text_of]
     query_terms = sparse.csr_matrix((query_values, (query_rows, query_columns)), shape=(count, size), dtype=float)
 
     page_of = np.fromiter((r.page for r in records), dtype=int, count=len(records))
@@ -118,12 +127,12 @@ def analyse_text(pages: Sequence[Page], records: Sequence[BlockRecord]) -> SiteT
     block_totals = np.asarray(block_terms.sum(axis=1)).ravel()
     entropy = np.where(block_totals > 0, (block_terms @ entropy_of_term) / np.maximum(block_totals, 1), 1.0)
 
-    page_sets: dict[str, set[int]] = defaultdict(set)
-    keys = [text_key(r.text) for r in records]
-    for key, record in zip(keys, records):
-        page_sets[key].add(record.page)
-    repeat = np.array([(len(page_sets[k]) - 1) / (count - 1) if count > 1 else 0.0 for k in keys])
-    words = np.fromiter((len(r.text.split()) for r in records), dtype=float, count=len(records))
+    key_numbers: dict[str, int] = {}
+    key_of = np.asarray([key_numbers.setdefault(text_key(text), len(key_numbers)) for text, _ in texts], dtype=np.int64)[text_of]
+    key_pages = np.unique(key_of * count + page_of)  # distinct (text key, page) pairs
+    pages_with_key = np.bincount(key_pages // count, minlength=len(key_numbers))
+    repeat = (pages_with_key[key_of] - 1) / (count - 1) if count > 1 else np.zeros(len(records))
+    words = np.asarray([len(text.split()) for text, _ in texts], dtype=float)[text_of]
     return SiteText(count, vocabulary, idf, block_terms, query_terms, repeat, entropy, words)
 
 
