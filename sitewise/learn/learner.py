@@ -16,12 +16,14 @@ Phases of ``fit``, in order (each in its own module):
 """
 from __future__ import annotations
 
+import functools
+import gc
 import logging
 import math
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence, TypeVar
 
 import numpy as np
 
@@ -37,6 +39,7 @@ from .selectors import Step
 from .templates import MIN_TEMPLATE_PAGES, choose_match, group_templates
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 #: The accepted article length of a template is [LOW × shortest, HIGH × longest + SLACK] words of its
 #: training pages: far less means the rules missed the article (a gallery, a video page), far more
@@ -76,6 +79,27 @@ class LearnReport:
     phase_seconds: dict[str, float] = field(default_factory=dict)
 
 
+def _cyclic_gc_paused(method: Callable[..., T]) -> Callable[..., T]:
+    """Run ``method`` with Python's cyclic garbage collector paused (resumed after, if it was on).
+
+    Learning allocates a few objects per block (a quarter of a million blocks for a thousand pages) and
+    makes next to no reference cycles (about 20 objects per fit), but the allocations trigger full
+    collections, each walking every object of the process, the site's pages included: 0.6 s of a
+    1.4 s learn of 100 pages in a process holding 550,000 objects."""
+
+    @functools.wraps(method)
+    def paused(*args: Any, **kwargs: Any) -> T:
+        if not gc.isenabled():
+            return method(*args, **kwargs)
+        gc.disable()
+        try:
+            return method(*args, **kwargs)
+        finally:
+            gc.enable()
+
+    return paused
+
+
 class SiteLearner:
     """Learns one site's rule set from its pages (``fit``) and applies it (``predict``)."""
 
@@ -85,6 +109,7 @@ class SiteLearner:
 
     # -- fit ---------------------------------------------------------------------------------------
 
+    @_cyclic_gc_paused
     def fit(self, pages: Sequence[Page], feedback: Sequence[dict[str, Any]] = ()) -> "SiteLearner":
         started = time.perf_counter()
         phases: dict[str, float] = {}
