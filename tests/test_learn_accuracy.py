@@ -73,3 +73,48 @@ def test_site_without_names_is_learned_and_applied():
         assert found.confident
         assert word_prf(found.text, "\n".join(paragraphs)).recall == 1.0
         assert "newsletter" not in found.text and "Home" not in found.text
+
+
+SLIDES = [
+    "The new cranes arrive on a barge from the shipyard in the early morning mist of the harbour.",
+    "Workers fix the first crane to its rails on the quay while the harbour master watches on.",
+    "The finished cranes stand over the empty berth, waiting for the first container ship to come in.",
+]
+
+
+def layout_page(number: int, kind: str) -> tuple[str, str, str]:
+    """Pages of a site with two layouts that share the ``div.story`` container: articles (paragraphs)
+    and a gallery (slides with captions), told apart by their own classes."""
+    title, paragraphs = STORIES[number % len(STORIES)]
+    if kind == "gallery":
+        body = "".join(f"<div class='slide'><p class='caption'>{s} (photo {number})</p></div>" for s in SLIDES)
+        title = f"In pictures: the harbour cranes, part {number}"
+        wrapper = "page-gallery"
+    else:
+        body = "".join(f"<p>{p}</p>" for p in paragraphs)
+        wrapper = "page-feature" if kind == "feature" else "page-article"
+    html = (
+        f"<html><head><title>{title}</title><style>.caption {{ font-size: 13px; font-style: italic }}</style>"
+        f"</head><body><div id='{wrapper}'>"
+        "<ul class='menu'><li><a href='/'>Home</a></li><li><a href='/news'>News</a></li></ul>"
+        f"<div class='story'><h1>{title}</h1>{body}</div>"
+        "<div class='sidebar'><p>Sign up for the daily newsletter</p></div></div></body></html>"
+    )
+    truth = "\n".join([title] + (SLIDES if kind == "gallery" else paragraphs))
+    return f"http://harbour.test/{kind}/{number}", html, truth
+
+
+def test_a_layout_seen_once_gets_its_own_template_and_the_common_one_stays_general():
+    """A gallery seen once while learning had no template (its pages all fell back), and giving it one
+    made the article template's match a far ancestor that only told it from the gallery, so articles
+    under another wrapper matched nothing. Now one page makes a template, and the common layout, tried
+    last, is recognised by the article container nearest its text."""
+    pages = [static_page(u, h) for u, h, _ in (layout_page(n, "article") for n in range(3))]
+    pages.append(static_page(*layout_page(9, "gallery")[:2]))
+    learner = SiteLearner().fit(pages)
+    assert len(learner.rules_["templates"]) == 2 and learner.rules_["unlearned_pages"] == 0
+    for kind, number in (("gallery", 4), ("feature", 3), ("article", 3)):
+        url, html, truth = layout_page(number, kind)
+        found = learner.predict(static_page(url, html))
+        assert found.confident, (kind, found.reason)
+        assert word_prf(found.text, truth).f1 > 0.9, (kind, found.text)

@@ -47,8 +47,6 @@ T = TypeVar("T")
 WORDS_LOW_FACTOR = 0.2
 WORDS_HIGH_FACTOR = 4.0
 WORDS_HIGH_SLACK = 200
-#: Below this many pages a single page may form a template (a site learned from 1–3 pages).
-FEW_PAGES = 4
 
 
 class LearnError(ValueError):
@@ -128,7 +126,7 @@ class SiteLearner:
 
         mark = time.perf_counter()
         text = analyse_text(pages, records)
-        min_pages = self.min_template_pages or (1 if len(pages) < FEW_PAGES else MIN_TEMPLATE_PAGES)
+        min_pages = self.min_template_pages or MIN_TEMPLATE_PAGES
         groups, unlearned = group_templates(records, labels, text, len(pages), min_pages)
         phases["score"] = time.perf_counter() - mark
 
@@ -333,15 +331,27 @@ def _measure(
 def _choose_matches(
     templates: list[dict[str, Any]], reports: list[TemplateReport], index: PathIndex, path_pages: list[set[int]]
 ) -> None:
-    """Give every template its match selectors, then order templates: fewest foreign matches first,
-    then most pages."""
-    all_pages = set().union(*(set(r.pages) for r in reports)) if reports else set()
-    for template, report in zip(templates, reports):
-        own = set(report.pages)
-        regions = template.pop("_regions")
-        template["match"], report.foreign_matches = choose_match(
-            index, path_pages, own, all_pages - own, regions, template["include"][0]
-        )
-    order = sorted(range(len(templates)), key=lambda i: (reports[i].foreign_matches, -len(reports[i].pages)))
+    """Order the templates and give each its match selectors.
+
+    A page takes the first template whose match selectors are present, so a template's match only has
+    to tell it apart from the templates tried *after* it. Templates are placed one at a time: of those
+    left, the one whose match is present on the fewest pages of the others left goes next (ties: the
+    rarer layout first); the last is the site's most common layout, and its match is simply the
+    article container nearest its text: a layout not seen while learning still gets the common
+    template rather than none because some far ancestor happened to differ."""
+    regions = [template.pop("_regions") for template in templates]
+    left = list(range(len(templates)))
+    order: list[int] = []
+    while left:
+        choices = {}
+        for i in left:
+            others = set().union(*(set(reports[j].pages) for j in left if j != i))
+            choices[i] = choose_match(
+                index, path_pages, set(reports[i].pages), others, regions[i], templates[i]["include"][0]
+            )
+        chosen = min(left, key=lambda i: (choices[i][1], len(reports[i].pages), i))
+        templates[chosen]["match"], reports[chosen].foreign_matches = choices[chosen]
+        order.append(chosen)
+        left.remove(chosen)
     templates[:] = [templates[i] for i in order]
     reports[:] = [reports[i] for i in order]

@@ -19,7 +19,7 @@ import functools
 import math
 import re
 from collections import Counter, defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Sequence, TYPE_CHECKING
 
 import numpy as np
@@ -168,6 +168,7 @@ class ClusterStats:
     entropy: float
     relevance: float  # mean tf-idf cosine to the pages' titles and descriptions
     score: float  # how much it looks like the article body (see :func:`score_clusters`)
+    page_scores: dict[int, float] = field(default_factory=dict)  # the score's share from each page
 
 
 def score_clusters(
@@ -235,6 +236,9 @@ def score_clusters(
     cluster_cosine = per_cluster(cosine) / np.maximum(np.bincount(cluster_of_row, minlength=size), 1)
     cluster_score = per_cluster(row_score)
     stats = {}
+    page_scores: dict[int, dict[int, float]] = defaultdict(dict)
+    for (label, page), value in zip(pairs.tolist(), row_score.tolist()):
+        page_scores[label][page] = value
     for label, pages in members.items():
         total = float(cluster_chars[label])
         stats[label] = ClusterStats(
@@ -246,5 +250,6 @@ def score_clusters(
             entropy=float(cluster_entropy[label] / total),
             relevance=float(cluster_cosine[label]),
             score=float(cluster_score[label]),
+            page_scores=page_scores[label],
         )
     return stats

@@ -2,8 +2,11 @@
 
 Grouping is by covering: the best body cluster over all pages (:func:`.scoring.score_clusters`) defines
 the first template, made of the pages where that cluster occurs; the best body cluster of the pages left
-defines the next, and so on while a cluster covers at least :data:`MIN_TEMPLATE_PAGES` pages. Pages left
-over are layouts seen too rarely to learn: rules will not match such pages, which then fall back to MSS.
+defines the next, and so on while the best body cluster left still looks like an article body
+(:data:`MIN_SEED_SCORE_SHARE`), up to :data:`MAX_TEMPLATES`. One page is enough for a layout: a gallery or
+video page seen once while learning is far better served by its own template than by none (its pages
+would all fall back), and a wrong one-page template is caught like any other by the words-range check.
+Pages left over (index or error pages without an article body) match no template and fall back to MSS.
 
 A template is recognised on a new page by its ``match`` selectors: selectors (from the ancestors of its
 article) that select text on every one of its training pages and on as few pages of the other templates
@@ -24,11 +27,20 @@ from .selectors import Step
 
 #: An article body is text, not a heading: heading clusters never seed a template.
 HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
-#: Pages a layout needs before it is learned as a template of its own (one page could be anything).
-MIN_TEMPLATE_PAGES = 2
+#: Pages a layout needs before it is learned as a template of its own. One: measured on dragnet's
+#: sites, every one-page template either matched only its own layout on the test pages (abcnews
+#: slideshows 0.00 -> 0.93) or no test page at all.
+MIN_TEMPLATE_PAGES = 1
+#: At most this many templates per site: rarer layouts than the eighth fall back to MSS (and each
+#: template costs a match test on every page the rules are applied to).
+MAX_TEMPLATES = 8
 #: A body cluster scoring below this share of the first template's seed score on its pages is not an
 #: article body (index pages, error pages): its pages stay unlearned.
 MIN_SEED_SCORE_SHARE = 0.1
+#: A page belongs to a seed's template only if the seed scores at least this share of its median page
+#: score there: a body cluster that reaches a page through one stray paragraph of the same style (a
+#: sidebar's newsletter line on a gallery) must not pull that page into the article template.
+MIN_PAGE_SCORE_SHARE = 0.2
 
 
 @dataclass
@@ -45,7 +57,7 @@ def group_templates(
     remaining = set(range(page_count))
     groups: list[TemplateGroup] = []
     reference = None
-    while len(remaining) >= min_pages:
+    while len(remaining) >= min_pages and len(groups) < MAX_TEMPLATES:
         stats = score_clusters(records, labels, site, remaining)
         eligible = [
             s for s in stats.values()
@@ -59,10 +71,16 @@ def group_templates(
             reference = per_page
         elif per_page < MIN_SEED_SCORE_SHARE * reference:
             break
-        pages = sorted(seed.pages)
+        pages = _pages_with_body(seed)
         groups.append(TemplateGroup(seed.label, pages, stats))
         remaining -= set(pages)
     return groups, sorted(remaining)
+
+
+def _pages_with_body(seed: ClusterStats) -> list[int]:
+    """The pages where the seed cluster carries an article body (see :data:`MIN_PAGE_SCORE_SHARE`)."""
+    median = float(np.median(list(seed.page_scores.values())))
+    return sorted(p for p in seed.pages if seed.page_scores.get(p, 0.0) >= MIN_PAGE_SCORE_SHARE * median)
 
 
 def page_presence(index: PathIndex, path_pages: Sequence[set[int]], selector_key: str) -> set[int]:
@@ -98,7 +116,22 @@ def choose_match(
                     # Deeper (closer to the article) is more specific: a small bonus.
                     options[key] = (len(present & other_pages), -depth, cost)
     if not options:
-        present = page_presence(index, path_pages, fallback) if " " not in fallback else set()
-        return [fallback], len(present & other_pages)
+        return [fallback], len(_fallback_presence(index, path_pages, fallback, other_pages) & other_pages)
     best = min(options, key=lambda k: (options[k], len(k)))
     return [best], options[best][0]
+
+
+def _fallback_presence(
+    index: PathIndex, path_pages: Sequence[set[int]], selector: str, other_pages: set[int]
+) -> set[int]:
+    """Pages where a fallback match (the template's first include) is present: a single compound or a
+    tag chain is looked up; anything else is assumed present everywhere, so the template is tried last."""
+    if " " not in selector:
+        return page_presence(index, path_pages, selector)
+    tags = tuple(part for part in selector.split(" ") if part != ">")
+    if selector == " > ".join(tags) and all(tag.isalnum() for tag in tags):
+        pages: set[int] = set()
+        for number in index.chain(tags):
+            pages |= path_pages[number]
+        return pages
+    return set(other_pages)
