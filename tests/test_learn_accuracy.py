@@ -118,3 +118,26 @@ def test_a_layout_seen_once_gets_its_own_template_and_the_common_one_stays_gener
         found = learner.predict(static_page(url, html))
         assert found.confident, (kind, found.reason)
         assert word_prf(found.text, truth).f1 > 0.9, (kind, found.text)
+
+
+def blog_page(number: int) -> tuple[str, str, str]:
+    """A blog post: the blog's name is the ``h1``, the post's title an ``h3`` above the post body."""
+    title, paragraphs = STORIES[number]
+    html = (
+        f"<html><head><title>{title} - Harbour Notes</title></head><body>"
+        "<div id='banner'><h1>Harbour Notes</h1><h2>a weblog about the sea</h2></div>"
+        f"<div class='post'><h3 class='entry-header'>{title}</h3><div class='entry-body'>"
+        + "".join(f"<p>{p}</p>" for p in paragraphs)
+        + "</div></div><div class='comments'><h3>Comments</h3><p>Great read, thanks.</p></div></body></html>"
+    )
+    return f"http://notes.test/{number}", html, title
+
+
+def test_a_post_title_in_an_h3_is_the_headline():
+    """Blogs title a post with an h3 under the blog's h1; only h1/h2 counted as headlines, so the
+    post's title was never part of the article."""
+    learner = SiteLearner().fit([static_page(u, h) for u, h, _ in map(blog_page, range(3))])
+    url, html, title = blog_page(3)
+    found = learner.predict(static_page(url, html))
+    assert found.confident and found.text.startswith(title)
+    assert "Harbour Notes" not in found.text and "Comments" not in found.text

@@ -40,7 +40,8 @@ MAX_LINK_DENSITY = 0.5
 MAX_REPEAT = 0.3
 #: A heading is the headline when its tf-idf cosine to the page's titles is at least this.
 MIN_HEADLINE_SIMILARITY = 0.5
-HEADLINE_TAGS = frozenset({"h1", "h2"})
+#: Headline tags: blogs often title a post with an ``h3`` (the ``h1``/``h2`` being the blog's name).
+HEADLINE_TAGS = frozenset({"h1", "h2", "h3"})
 #: How much more a block marked by a reader weighs than an ordinary block of the same length.
 FEEDBACK_WEIGHT = 20.0
 
@@ -138,23 +139,26 @@ def select_article(
                 and site.repeat[n] <= MAX_REPEAT
             )
         if headline:
-            _mark_headline(pages[page], records, by_page[page], region, site, article)
+            _mark_headline(pages[page], records, by_page[page], labels, seed, site, article)
     return Selection(seed, list(template_pages), article, weight, regions, accepted)
 
 
 def _mark_headline(
-    page: Page, records: Sequence[BlockRecord], numbers: list[int], region: tuple[Step, ...], site: SiteText,
+    page: Page, records: Sequence[BlockRecord], numbers: list[int], labels: np.ndarray, seed: int, site: SiteText,
     article: np.ndarray,
 ) -> None:
-    if not region or not page.titles:
+    """Mark the page's headline: the heading before the body's first block that is most like the
+    page's title. Before the *body* (not before the region): on a page whose region is drawn wider
+    (around the headline too) the headline is inside it, yet it is still the article's."""
+    if not page.titles:
         return
-    first_inside = next((n for n in numbers if _inside(records[n], region)), None)
-    if first_inside is None:
+    first_body = next((n for n in numbers if labels[n] == seed), None)
+    if first_body is None:
         return
     title_terms = Counter(terms(page.titles[0], page.lang))
     best, best_similarity = None, MIN_HEADLINE_SIMILARITY
     for n in numbers:
-        if n >= first_inside:
+        if n >= first_body:
             break
         record = records[n]
         if record.steps and record.steps[-1].tag in HEADLINE_TAGS:
