@@ -141,3 +141,22 @@ def test_a_post_title_in_an_h3_is_the_headline():
     found = learner.predict(static_page(url, html))
     assert found.confident and found.text.startswith(title)
     assert "Harbour Notes" not in found.text and "Comments" not in found.text
+
+
+def test_a_passage_the_page_repeats_is_given_once():
+    """Pages that carry their article twice (a hidden teaser copy above the full text) or the same
+    caption under every picture doubled that text in the output."""
+    teaser = "<div class='story teaser'><p>The cranes are back in the harbour after the winter repairs.</p></div>"
+    html = (
+        "<html><body>" + teaser + "<div class='story'><p>The cranes are back in the harbour after the winter "
+        "repairs.</p><p>Dock workers cheered.</p><p>Dock workers cheered.</p>"
+        "<p>Photo courtesy of the harbour museum</p><p>Photo courtesy of the harbour museum</p></div></body></html>"
+    )
+    rules = {"site": "x.test", "templates": [{"name": "t1", "match": [], "include": ["div.story"], "exclude": [],
+                                              "words": [1, 100]}]}
+    for found in (apply_rules(rules, html=html), apply_rules(rules, page=static_page("http://x.test/1", html))):
+        assert found.text.splitlines() == [
+            "The cranes are back in the harbour after the winter repairs.",
+            "Dock workers cheered.", "Dock workers cheered.",  # short repeats are the text's own
+            "Photo courtesy of the harbour museum",
+        ]

@@ -8,7 +8,8 @@ worker, eval, and — via the same JSON — the bookmarklet) turns rules into ar
 
 1. choose the template: the first whose ``match`` selectors all select something with text;
 2. select: every element matched by an ``include`` selector, minus those inside an ``exclude`` match,
-   taking each element's whole text once (an element inside another selected one adds nothing);
+   taking each element's whole text once (an element inside another selected one adds nothing) and
+   each repeated passage once (:func:`drop_repeats`);
 3. check: the result is *confident* only when it has text and its word count is inside the template's
    ``words`` range; otherwise the caller falls back (MSS) and may queue the page as a new template.
 """
@@ -17,7 +18,7 @@ from __future__ import annotations
 import datetime as _dt
 import re
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence, TypeVar
 
 from ..page import Block, Page
 from .selectors import Complex, SelectorError, Step, parse_path, parse_selector
@@ -35,6 +36,10 @@ _BLOCK_TAGS = frozenset(
 )
 _SPACES = re.compile(r"\s+")
 _WORD = re.compile(r"\w+")
+#: A selected text repeated word for word is given once when it has at least this many words (shorter
+#: repeats, "Q:" or "* * *", are the article's own rhythm).
+MIN_REPEAT_WORDS = 4
+T = TypeVar("T")
 
 
 class RulesError(ValueError):
@@ -145,6 +150,23 @@ def apply_rules(rules: dict[str, Any], *, html: str | None = None, page: Page | 
     return _apply_to_html(templates, source)
 
 
+def drop_repeats(items: Sequence[T], text_of: Callable[[T], str]) -> list[T]:
+    """The items without those whose text repeats an earlier item's word for word (case and spacing
+    aside) and has at least :data:`MIN_REPEAT_WORDS` words: a page that carries its article twice (a
+    hidden teaser copy, a print version) or the same caption under every picture gives it once."""
+    seen: set[str] = set()
+    out = []
+    for item in items:
+        text = text_of(item)
+        key = _SPACES.sub(" ", text).strip().lower()
+        if count_words(key) >= MIN_REPEAT_WORDS:
+            if key in seen:
+                continue
+            seen.add(key)
+        out.append(item)
+    return out
+
+
 def _judge(template: dict[str, Any] | None, text: str, selected: bool) -> tuple[bool, str]:
     if template is None:
         return False, "no template matched"
@@ -228,6 +250,8 @@ def _apply_to_blocks(templates: Sequence[dict[str, Any]], blocks: Sequence[Block
     if template is None:
         return Extraction("", None, False, "no template matched")
     chosen = [blocks[i] for i in select_blocks(blocks, template["include"], template.get("exclude", []))]
+    kept = set(map(id, drop_repeats(chosen, lambda block: block.text)))
+    chosen = [block for block in chosen if id(block) in kept]
     text = "\n".join(b.text for b in chosen)
     confident, reason = _judge(template, text, bool(chosen))
     return Extraction(text, template["name"], confident, reason, blocks=chosen)
@@ -247,7 +271,7 @@ def _apply_to_html(templates: Sequence[dict[str, Any]], html: str) -> Extraction
     if template.get("exclude"):
         _remove(tree, ", ".join(template["exclude"]))
     elements = _outermost(tree.css(", ".join(template["include"])))
-    lines = [line for element in elements for line in element_lines(element)]
+    lines = drop_repeats([line for element in elements for line in element_lines(element)], str)
     text = "\n".join(lines)
     confident, reason = _judge(template, text, bool(elements))
     return Extraction(text, template["name"], confident, reason, elements=elements)
