@@ -24,6 +24,11 @@ _WORD = re.compile(r"\w+")
 _UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u0e00-\u0e7f]")
 
 
+#: Words whose terms are remembered per language (a site's learning sees each word many times; the
+#: bound keeps a long-running worker's memory in check).
+MAX_KNOWN_WORDS = 200_000
+
+
 def base_language(lang: str | None) -> str:
     """``en-US`` → ``en``; unknown or missing → ``en`` (most of the web, and the safest stemmer)."""
     code = (lang or "").strip().lower().replace("_", "-").split("-")[0]
@@ -51,20 +56,32 @@ def stop_words(lang: str | None) -> frozenset[str]:
 
 def terms(text: str, lang: str | None = None) -> list[str]:
     """Index terms of a text: lower-cased words without stop words, stemmed; CJK as character bigrams."""
-    stem, stops = stemmer_for(lang), stop_words(lang)
+    known = _word_terms(lang)
     out: list[str] = []
     for word in _WORD.findall(text.lower()):
-        if _UNSPACED.search(word):
-            out.extend(_bigrams(word))
-        elif word not in stops and not word.isdigit():
-            out.append(_cached_stem(stem, word))
+        found = known.get(word)
+        if found is None:
+            found = _terms_of_word(word, lang)
+            if len(known) >= MAX_KNOWN_WORDS:
+                known.clear()
+            known[word] = found
+        out += found
     return out
+
+
+@functools.lru_cache(maxsize=64)
+def _word_terms(lang: str | None) -> dict[str, tuple[str, ...]]:
+    """The remembered terms of words in the language (filled by :func:`terms`)."""
+    return {}
+
+
+def _terms_of_word(word: str, lang: str | None) -> tuple[str, ...]:
+    if _UNSPACED.search(word):
+        return tuple(_bigrams(word))
+    if word in stop_words(lang) or word.isdigit():
+        return ()
+    return (stemmer_for(lang)(word),)
 
 
 def _bigrams(word: str) -> list[str]:
     return [word] if len(word) < 2 else [word[i : i + 2] for i in range(len(word) - 1)]
-
-
-@functools.lru_cache(maxsize=200_000)
-def _cached_stem(stem: Callable[[str], str], word: str) -> str:
-    return stem(word)
