@@ -40,6 +40,18 @@ def max_subsequence(scores: Sequence[float] | np.ndarray) -> Segment | None:
     return Segment(start, end + 1, value)
 
 
+def best_run_through(scores: Sequence[float] | np.ndarray, index: int) -> Segment:
+    """The contiguous run with the highest sum among those that contain token ``index``: the best start
+    at or before it (after the lowest prefix sum up to it) and the best end after it."""
+    values = np.asarray(scores, dtype=np.float64)
+    if not 0 <= index < values.size:
+        raise IndexError(f"token {index} is not in a sequence of {values.size}")
+    prefix = np.concatenate(([0.0], np.cumsum(values)))
+    start = _last_argmin(prefix[: index + 1])
+    end = index + 1 + int(np.argmax(prefix[index + 1 :]))
+    return Segment(start, end, float(prefix[end] - prefix[start]))
+
+
 def _last_argmin(values: np.ndarray) -> int:
     """Index of the last minimum (the shortest run of the highest value starts right after it)."""
     return int(values.size - 1 - np.argmin(values[::-1]))

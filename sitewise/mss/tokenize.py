@@ -108,6 +108,11 @@ class TokenSequence:
     links: np.ndarray
     #: The context word of the nearest ancestor whose id/class names one (see CONTEXT_WORDS), or "".
     contexts: list[str]
+    #: The page's language as its ``<html lang>`` says ("" when it does not).
+    lang: str = ""
+    #: Index of the OPEN token of the element given to :func:`tokenize` as ``anchor`` (the heading that
+    #: repeats the page title), or -1.
+    anchor: int = -1
     _features: list[str] | None = field(default=None, repr=False)
     _surfaces: list[str] | None = field(default=None, repr=False)
 
@@ -216,20 +221,33 @@ def parse_html(html: str | bytes) -> etree._Element | None:
 _PARSER = etree.HTMLParser(remove_comments=True, remove_pis=True, no_network=True, default_doctype=False)
 
 
-def tokenize(root: etree._Element | str | None) -> TokenSequence:
-    """Tokens of a parsed page (or of HTML text) in document order."""
+def tokenize(root: etree._Element | str | None, anchor: etree._Element | None = None) -> TokenSequence:
+    """Tokens of a parsed page (or of HTML text) in document order; ``anchor``, an element of the page,
+    has its opening token's index recorded as ``TokenSequence.anchor``."""
     if isinstance(root, (str, bytes)):
         root = parse_html(root)
-    builder = _Builder()
+    builder = _Builder(anchor)
     if root is not None:
         builder.walk(root)
-    return builder.sequence()
+    sequence = builder.sequence()
+    if root is not None:
+        sequence.lang = page_language(root)
+    return sequence
+
+
+def page_language(element: etree._Element) -> str:
+    """The language the page's root element declares (``lang`` or ``xml:lang``), lower-cased, or ""."""
+    root = element.getroottree().getroot()
+    lang = root.get("lang") or root.get("{http://www.w3.org/XML/1998/namespace}lang") or root.get("xml:lang") or ""
+    return lang.strip().lower()
 
 
 class _Builder:
     """Accumulates the parallel token lists during one walk over the tree."""
 
-    def __init__(self) -> None:
+    def __init__(self, anchor: etree._Element | None = None) -> None:
+        self.anchor_element = anchor
+        self.anchor = -1
         self.kinds: list[int] = []
         self.tags: list[str] = []
         self.words: list[str] = []
@@ -284,6 +302,8 @@ class _Builder:
         in_link = in_link or tag == "a"
         context = element_context(element) or context
         index = len(self.kinds)
+        if element is self.anchor_element:
+            self.anchor = index
         self._append(OPEN, tag, "", parent, index, in_link, context)
         if tag not in VOID_TAGS:
             self.stack.append((tag, index, in_link, context))
@@ -322,6 +342,7 @@ class _Builder:
             closes=np.asarray(self.closes, dtype=np.int32),
             links=np.asarray(self.links, dtype=bool),
             contexts=self.contexts,
+            anchor=self.anchor,
         )
 
 

@@ -1,0 +1,69 @@
+"""The page's headline and the heading that repeats it: the anchor of title-anchored selection.
+
+An article page names its story twice: in ``<title>`` (or ``og:title``) and in a heading just above the
+story. The heading marks where the article is, which the maximum run alone can miss: a short post next to
+a longer footer blurb, a one-paragraph story above a comment thread. :func:`page_headline` reads the
+headline before the clean-up drops ``<head>``; :func:`title_heading` finds the heading that repeats it.
+"""
+from __future__ import annotations
+
+import re
+
+from lxml import etree
+
+_WORD = re.compile(r"\w+")
+#: What separates the headline from the site's name in a ``<title>``: "Story | Site", "Site - Story".
+_TITLE_SEPARATOR = re.compile(r"\s+[|\-–—:»·•/]+\s+|\s*::\s*|\s+\|\s*|\s*\|\s+")
+
+#: Elements that can hold the headline: headings, and elements named as a title or headline (many blogs
+#: put the post title in a ``<div class="post-title">``).
+_CANDIDATES = etree.XPath(
+    "//h1 | //h2 | //h3 | //*[contains(translate(@class, 'TITLEHADN', 'titlehadn'), 'title') or "
+    "contains(translate(@class, 'TITLEHADN', 'titlehadn'), 'headline')]"
+)
+#: A heading repeats the headline when at least this share of the headline's words are in it ...
+MIN_HEADLINE_COVERAGE = 0.6
+#: ... and at least this share of its own words are the headline's (not a longer teaser that quotes it).
+MIN_HEADING_PRECISION = 0.6
+#: ... and they share at least this many words (one shared word is a site name or a section, not a story).
+MIN_SHARED_WORDS = 2
+#: Headings longer than this (words) are paragraphs, not headings.
+MAX_HEADING_WORDS = 40
+
+
+def _words(text: str) -> list[str]:
+    return _WORD.findall(text.lower())
+
+
+def page_headline(root: etree._Element) -> list[str]:
+    """The words of the page's headline: ``og:title`` when the page has one, else the longest part of
+    ``<title>`` between separators (the part that is not the site's name); [] when neither exists."""
+    for meta in root.iter("meta"):
+        if (meta.get("property") or meta.get("name") or "").lower() in ("og:title", "twitter:title"):
+            words = _words(meta.get("content") or "")
+            if len(words) >= MIN_SHARED_WORDS:
+                return words
+    for title in root.iter("title"):
+        parts = [_words(part) for part in _TITLE_SEPARATOR.split(title.text or "")]
+        return max(parts, key=len, default=[])
+    return []
+
+
+def title_heading(root: etree._Element, headline: list[str]) -> etree._Element | None:
+    """The first element of the (cleaned) page whose text repeats ``headline``, preferring headings that
+    cover more of it; None when none does."""
+    if len(headline) < MIN_SHARED_WORDS:
+        return None
+    wanted = set(headline)
+    best, best_coverage = None, 0.0
+    for element in _CANDIDATES(root):
+        words = _words(" ".join(element.itertext()))
+        if not words or len(words) > MAX_HEADING_WORDS:
+            continue
+        shared = wanted.intersection(words)
+        coverage = len(shared) / len(wanted)
+        precision = sum(w in wanted for w in words) / len(words)
+        if (len(shared) >= MIN_SHARED_WORDS and coverage >= MIN_HEADLINE_COVERAGE
+                and precision >= MIN_HEADING_PRECISION and coverage > best_coverage):
+            best, best_coverage = element, coverage
+    return best
