@@ -10,7 +10,7 @@ from typing import Any, Callable
 from flask import Blueprint, Response, jsonify, request
 
 from sitewise.contributors import contributor_tag
-from sitewise.page import PageError, site_of
+from sitewise.page import Page, PageError, site_of
 
 from .app import client_id, services
 from .body import read_json
@@ -83,6 +83,8 @@ def upload_page() -> tuple[Response, int]:
     learning = "not_due"
     if learning_due(info, svc.settings):
         learning = "queued" if _request_learning(stored.site, "upload") else "failed"
+    elif info["learned"]:
+        learning = _note_if_unmatched(stored.site, stored.key, page)
     log.info("page %s stored for %s (%s; %d pages)", stored.key, stored.site, "new" if stored.created else "replaced", stored.pages)
     body = {**_status(info), "key": stored.key, "created": stored.created, "learning": learning}
     return jsonify(body), 201 if stored.created else 200
@@ -96,6 +98,24 @@ def _request_learning(site: str, reason: str) -> bool:
     except Exception:  # the page is stored; the next upload asks again
         log.exception("could not enqueue learning for %s", site)
         return False
+
+
+def _note_if_unmatched(site: str, key: str, page: Page) -> str:
+    """A page the site's rules do not fit may be a new layout: ``worker.queue.note_unmatched`` queues a
+    re-learn once enough such pages accumulate ("queued"); otherwise "not_due"."""
+    from sitewise.pipeline import unmatched_reason
+    from worker.queue import note_unmatched
+
+    reason = unmatched_reason(services().store.rules(site), page)
+    if reason is None:
+        return "not_due"
+    try:
+        job = note_unmatched(site, key, connection=services().learning.connection)
+    except Exception:  # the page is stored; the next unmatched upload asks again
+        log.exception("could not record unmatched page %s of %s", key, site)
+        return "failed"
+    log.info("page %s of %s fits none of its templates (%s)", key, site, reason)
+    return "queued" if job is not None else "not_due"
 
 
 # -- sites -----------------------------------------------------------------------------------------

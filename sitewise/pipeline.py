@@ -66,6 +66,18 @@ def find_article(
     return article
 
 
+def unmatched_reason(rules: dict[str, Any] | None, page: Page) -> str | None:
+    """Why a site's rules do not fit a collected page -- no template matched, nothing selected, an
+    unusual length: a possible new template (``worker.queue.note_unmatched``) -- or None when they fit
+    (or there are no rules, or the page has no blocks to judge by)."""
+    from .learn.rules import apply_rules
+
+    if not rules or not page.blocks:
+        return None
+    found = apply_rules(rules, page=page)
+    return None if found.confident else found.reason
+
+
 def _by_rules(rules: dict[str, Any], page: Page | None, html: str | None) -> Article:
     from .learn.rules import apply_rules
 

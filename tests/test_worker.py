@@ -114,3 +114,44 @@ def test_learn_and_rules_commands(store, gazette_pages, monkeypatch, capsys, tmp
     assert main(["rules", "nowhere.test"]) == 2
     assert main(["learn", "gazette.test", "--queue"]) == 0
     assert "learn job" in capsys.readouterr().out
+
+
+def test_pages_no_template_fits_queue_a_relearn(redis_client):
+    from worker.queue import clear_unmatched, note_unmatched, unmatched_pages
+
+    assert note_unmatched("gazette.test", "https://gazette.test/gallery/1", connection=redis_client) is None
+    # The same page again is still one page.
+    assert note_unmatched("gazette.test", "https://gazette.test/gallery/1", connection=redis_client) is None
+    assert len(learn_queue(redis_client)) == 0
+    job = note_unmatched("gazette.test", "https://gazette.test/gallery/2", connection=redis_client)
+    assert job is not None and pending_job_id("gazette.test", redis_client) == job.id
+    assert unmatched_pages("gazette.test", redis_client) == {
+        "https://gazette.test/gallery/1", "https://gazette.test/gallery/2"}
+    # The learn job empties the set when it starts: later pages count towards the next re-learn.
+    assert clear_unmatched("gazette.test", redis_client) == 2
+    assert unmatched_pages("gazette.test", redis_client) == set()
+    with pytest.raises(ValueError):
+        note_unmatched("", "k", connection=redis_client)
+
+
+def test_uploads_the_rules_do_not_fit_queue_a_relearn(store, tmp_path):
+    from server import create_app
+    from server_support import page_dict, settings_for
+
+    app = create_app(settings_for(tmp_path), store)
+    app.testing = True
+    client = app.test_client()
+    # Learned rules that know only the "main" layout (page_dict's blocks are body > main > p).
+    store.put_rules("news.example", {"templates": [{"name": "t1", "match": ["main"], "include": ["main"],
+                                                    "exclude": [], "words": [5, 500]}]})
+
+    def upload(url, selector):
+        data = page_dict(url)
+        data["blocks"] = [dict(b, selector=selector) for b in data["blocks"]]
+        return client.post("/api/pages", json=data)
+
+    assert upload("https://news.example/a/1", "body > main > p").get_json()["learning"] == "not_due"
+    assert upload("https://news.example/g/1", "body > div.gallery > p").get_json()["learning"] == "not_due"
+    assert len(learn_queue(store.redis)) == 0
+    assert upload("https://news.example/g/2", "body > div.gallery > p").get_json()["learning"] == "queued"
+    assert len(learn_queue(store.redis)) == 1

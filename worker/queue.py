@@ -1,9 +1,15 @@
-"""The learning queue: ``enqueue_learn(site)`` with at most one pending learn job per site.
+"""The learning queue: ``enqueue_learn(site)`` with at most one pending learn job per site, and
+``note_unmatched(site, page_key)``: pages of a learned site its rules do not fit, a re-learn once
+:data:`NEW_TEMPLATE_PAGES` of them accumulate (they may be a layout the rules do not know yet).
 
 A pending job is marked by the key ``sitewise:learn-pending:{site}`` (value: the job id), set only if
 absent (``SET NX``) so two servers asking at once enqueue one job. The job deletes the mark when it
 *starts*, so pages that arrive while a site is being learned can queue the next learn. The mark expires
 after :data:`PENDING_TTL_S` in case a job is lost with its queue.
+
+Unmatched pages are a set per site, ``sitewise:unmatched:{site}`` (page keys). Reaching the threshold
+queues a learn; the learn job empties the set when it starts (:func:`clear_unmatched`), since it learns
+from those pages, and pages unmatched after that count towards the next one.
 """
 from __future__ import annotations
 
@@ -31,6 +37,13 @@ FAILURE_TTL_S = 7 * 24 * 3600
 #: A pending mark older than this is stale (the job was lost): the next request enqueues anew.
 PENDING_TTL_S = 3600
 _PENDING = "sitewise:learn-pending:"
+#: Stored pages of a learned site that its rules did not fit, before a re-learn is queued for them: two,
+#: because one page of a new layout is enough to learn it (sitewise.learn.templates) but a single odd
+#: page (an error page, an index) should not re-learn the site on its own.
+NEW_TEMPLATE_PAGES = 2
+#: Unmatched marks older than this are forgotten (the layout did not come back).
+UNMATCHED_TTL_S = 7 * 24 * 3600
+_UNMATCHED = "sitewise:unmatched:"
 
 
 def learn_queue(connection: redis.Redis) -> Queue:
@@ -92,3 +105,41 @@ def release_pending(site: str, job_id: str, connection: redis.Redis) -> None:
                 return
             except redis.WatchError:
                 continue
+
+
+def unmatched_key(site: str) -> str:
+    return _UNMATCHED + site
+
+
+def note_unmatched(
+    site: str, page_key: str, *, connection: redis.Redis, threshold: int = NEW_TEMPLATE_PAGES
+) -> Job | None:
+    """Record a stored page of ``site`` that its rules did not fit. Once ``threshold`` distinct such pages
+    are recorded, queue learning the site (the pending job if there is one) and return the job."""
+    if not site or not page_key:
+        raise ValueError("note_unmatched needs a site and a page key")
+    if threshold < 1:
+        raise ValueError(f"threshold must be at least 1, not {threshold}")
+    with connection.pipeline(transaction=True) as pipe:
+        pipe.sadd(unmatched_key(site), page_key)
+        pipe.expire(unmatched_key(site), UNMATCHED_TTL_S)
+        pipe.scard(unmatched_key(site))
+        _, _, count = pipe.execute()
+    if count < threshold:
+        return None
+    log.info("%d pages of %s fit none of its templates: re-learning it", count, site)
+    return enqueue_learn(site, connection=connection)
+
+
+def unmatched_pages(site: str, connection: redis.Redis) -> set[str]:
+    """Keys of the pages of ``site`` recorded as unmatched since its last learn started."""
+    return {m.decode() if isinstance(m, bytes) else m for m in connection.smembers(unmatched_key(site))}
+
+
+def clear_unmatched(site: str, connection: redis.Redis) -> int:
+    """Forget the unmatched pages of ``site`` (a learn is starting and will see them); how many there were."""
+    with connection.pipeline(transaction=True) as pipe:
+        pipe.scard(unmatched_key(site))
+        pipe.delete(unmatched_key(site))
+        count, _ = pipe.execute()
+    return int(count)
