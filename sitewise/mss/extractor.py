@@ -17,6 +17,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..extractors import Document
+from .boundaries import BOUNDARY_SCORE, closing_lines
 from .clean import CleanOptions, clean_dom, prune_block
 from .scorers import BaselineScorer, LineScorer, Scorer
 from .search import Segment, best_run_through, k_best, max_subsequence
@@ -83,6 +84,7 @@ class MSS:
         lead_chunk: bool = False,
         min_paragraph_words: int = MIN_PARAGRAPH_WORDS,
         title_anchor: bool = True,
+        boundaries: bool = True,
     ):
         if hr not in (HR_CUT, HR_OFF):
             raise ValueError(f"hr must be {HR_CUT!r} or {HR_OFF!r}, not {hr!r}")
@@ -92,6 +94,7 @@ class MSS:
         self.lead_chunk = lead_chunk
         self.min_paragraph_words = min_paragraph_words
         self.title_anchor = title_anchor
+        self.boundaries = boundaries
 
     def tokens(self, html: str | bytes) -> TokenSequence:
         """The cleaned page's tokens (parse → clean → tokenize), with the title heading as the anchor."""
@@ -107,6 +110,9 @@ class MSS:
         if not len(tokens):
             return MSSResult("", None, 0.0, reason="no tokens")
         scores = self.scorer.score(tokens)
+        if self.boundaries:
+            scores = scores.copy()
+            scores[closing_lines(tokens)] += BOUNDARY_SCORE
         segment = self._best_segment(scores)
         if segment is None:
             return MSSResult("", None, 0.0, reason="no positive run")

@@ -1,0 +1,72 @@
+"""Lines that close an article: the heading of its comment thread, of a related-stories list, of an
+author box. Many pages name these sections only in their text (no ``comment`` or ``related`` in any
+id/class the clean-up could catch), and a comment thread or a list of teasers reads like prose to a
+token scorer, so the best run ran on into them. Such a line is a hard boundary: no run crosses it.
+
+Only short lines that are not link text count (a "12 Comments" link in the byline points at the thread,
+it does not start it), and the whole line must be the phrase, so a sentence that mentions comments or
+related work is never one.
+"""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from .tokenize import WORD, TokenSequence
+
+#: A line longer than this (words) is text, not a section heading.
+MAX_BOUNDARY_WORDS = 8
+#: The score a boundary line's first token gets: far below anything a page's tokens can add up to, so
+#: the maximum run never spans it (finite, so sums stay ordinary numbers).
+BOUNDARY_SCORE = -1e6
+
+_COUNT = r"(?:\d+|no|one|two|three)"
+#: Whole-line phrases (English; the pages the fallback meets most) that open a section after the article.
+CLOSING_LINE = re.compile(
+    r"^(?:"
+    # comment threads
+    rf"(?:{_COUNT}\s+)?(?:comments?|responses?|replies|reactions?|trackbacks?|pingbacks?|thoughts)"
+    rf"(?:\s*\(?\s*{_COUNT}\s*\)?)?(?:\s+(?:to|on|for)\b.*)?"
+    r"|(?:leave|post|add|write|submit|share)\s+(?:a|your)\s+(?:reply|comment|response|review|thoughts?)\b.*"
+    r"|(?:join|start)\s+the\s+(?:discussion|conversation)"
+    r"|(?:discussion|comments?)\s+(?:are|is)\s+closed"
+    r"|(?:subscribe\s+to\s*:?\s*)?post\s+comments.*"
+    r"|(?:blog\s+)?comments\s+powered\s+by.*"
+    r"|(?:what\s+do\s+you\s+think|have\s+your\s+say)"
+    # related stories and other furniture under the article
+    r"|related\s+(?:posts?|articles?|stories|links|content|reading|coverage|items|on\s+\w+)"
+    r"|(?:you|we\s+think\s+you)\s+(?:may|might|could|will)\s+also\s+(?:like|enjoy|be\s+interested\s+in)"
+    r"|(?:more|other|recent|popular|top|latest)\s+(?:stories|posts|articles|news|headlines)(?:\s+(?:from|in|on)\b.*)?"
+    r"|recommended(?:\s+(?:for\s+you|stories|articles|reading|posts))?"
+    r"|most\s+(?:read|popular|viewed|shared|commented|emailed)(?:\s+\w+)?"
+    r"|also\s+on\s+\w+"
+    r"|about\s+the\s+author"
+    r"|share\s+this(?:\s+(?:story|article|post|page))?"
+    r")\s*[:.!?»›>]*$",
+    re.IGNORECASE,
+)
+
+
+def closing_lines(tokens: TokenSequence) -> np.ndarray:
+    """Index of the first token of every line that opens a section after the article."""
+    if not len(tokens):
+        return np.zeros(0, dtype=np.int64)
+    words = np.flatnonzero(tokens.kinds == WORD)
+    if not words.size:
+        return np.zeros(0, dtype=np.int64)
+    lines = tokens.lines[words]
+    counts = np.bincount(lines)
+    linked = np.bincount(lines, weights=tokens.links[words]) if tokens.links.any() else np.zeros(counts.size)
+    short = (counts > 0) & (counts <= MAX_BOUNDARY_WORDS) & (linked < counts)
+    found = []
+    candidates = np.flatnonzero(short)
+    # word tokens are in document order, so each line's words are one slice of ``words``
+    starts = np.searchsorted(lines, candidates, "left")
+    ends = np.searchsorted(lines, candidates, "right")
+    text_of = tokens.words
+    for start, end in zip(starts.tolist(), ends.tolist()):
+        text = " ".join(text_of[i] for i in words[start:end].tolist())
+        if CLOSING_LINE.match(text):
+            found.append(int(words[start]))
+    return np.asarray(found, dtype=np.int64)
