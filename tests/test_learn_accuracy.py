@@ -160,3 +160,24 @@ def test_a_passage_the_page_repeats_is_given_once():
             "Dock workers cheered.", "Dock workers cheered.",  # short repeats are the text's own
             "Photo courtesy of the harbour museum",
         ]
+
+
+def test_a_rare_layout_that_cannot_be_told_apart_is_dropped_not_tried_first():
+    """A one-page layout whose every match candidate is also present on the common layout's pages was
+    tried first and took all of them (its rules selected a heading: 0.02 F1 on every test page). It is
+    now dropped: its page falls back, the common template keeps its pages."""
+    def note_page(number: int) -> tuple[str, str]:
+        title, paragraphs = STORIES[number]
+        notes = "".join(f"<p class='note'>{p}</p>" for p in paragraphs[:2])
+        return (f"http://harbour.test/note/{number}",
+                f"<html><head><title>{title}</title><style>.note {{ font-size: 13px; font-style: italic }}</style>"
+                f"</head><body><div id='page-article'><div class='story'><h1>{title}</h1>{notes}</div></div>"
+                "</body></html>")
+
+    pages = [static_page(u, h) for u, h, _ in (layout_page(n, "article") for n in range(3))]
+    pages.append(static_page(*note_page(3)))
+    learner = SiteLearner().fit(pages)
+    assert len(learner.rules_["templates"]) == 1 and learner.rules_["unlearned_pages"] == 1
+    url, html, truth = layout_page(3, "article")
+    found = learner.predict(static_page(url, html))
+    assert found.confident and word_prf(found.text, truth).f1 > 0.9

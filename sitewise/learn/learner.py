@@ -158,7 +158,7 @@ class SiteLearner:
             ))
             group_regions = [selection.regions[p] for p in group.pages if selection.regions.get(p)]
             template["_regions"] = group_regions
-        _choose_matches(templates, reports, index, path_pages)
+        unlearned.extend(_choose_matches(templates, reports, index, path_pages))
         phases["rules"] = time.perf_counter() - mark
 
         covered = sum(len(r.pages) for r in reports)
@@ -330,28 +330,30 @@ def _measure(
 
 def _choose_matches(
     templates: list[dict[str, Any]], reports: list[TemplateReport], index: PathIndex, path_pages: list[set[int]]
-) -> None:
-    """Order the templates and give each its match selectors.
+) -> list[int]:
+    """Order the templates, give each its match selectors, and drop those that cannot be recognised;
+    returns the pages of the dropped templates.
 
     A page takes the first template whose match selectors are present, so a template's match only has
-    to tell it apart from the templates tried *after* it. Templates are placed one at a time: of those
-    left, the one whose match is present on the fewest pages of the others left goes next (ties: the
-    rarer layout first); the last is the site's most common layout, and its match is simply the
-    article container nearest its text: a layout not seen while learning still gets the common
-    template rather than none because some far ancestor happened to differ."""
+    to tell it apart from the templates tried *after* it. The rarer layouts are tried first, the site's
+    most common layout last: its match is simply the article container nearest its text, so a page of
+    a layout not seen while learning still gets the common template rather than none because some far
+    ancestor happened to differ. A rarer template whose match would also be present on pages of a later
+    one cannot be told apart: it is dropped (its pages fall back) rather than allowed to take the
+    later template's pages."""
     regions = [template.pop("_regions") for template in templates]
-    left = list(range(len(templates)))
-    order: list[int] = []
-    while left:
-        choices = {}
-        for i in left:
-            others = set().union(*(set(reports[j].pages) for j in left if j != i))
-            choices[i] = choose_match(
-                index, path_pages, set(reports[i].pages), others, regions[i], templates[i]["include"][0]
-            )
-        chosen = min(left, key=lambda i: (choices[i][1], len(reports[i].pages), i))
-        templates[chosen]["match"], reports[chosen].foreign_matches = choices[chosen]
-        order.append(chosen)
-        left.remove(chosen)
-    templates[:] = [templates[i] for i in order]
-    reports[:] = [reports[i] for i in order]
+    order = sorted(range(len(templates)), key=lambda i: (len(reports[i].pages), -i))
+    kept: list[int] = []
+    dropped: list[int] = []
+    for position, i in enumerate(order):
+        later = set().union(*(set(reports[j].pages) for j in order[position + 1:]))
+        match, foreign = choose_match(index, path_pages, set(reports[i].pages), later, regions[i], templates[i]["include"][0])
+        if foreign:
+            log.info("template %s (%d pages) cannot be told from later ones: dropped", templates[i]["name"], len(reports[i].pages))
+            dropped.extend(reports[i].pages)
+            continue
+        templates[i]["match"], reports[i].foreign_matches = match, foreign
+        kept.append(i)
+    templates[:] = [templates[i] for i in kept]
+    reports[:] = [reports[i] for i in kept]
+    return dropped

@@ -40,7 +40,7 @@ MIN_SEED_SCORE_SHARE = 0.1
 #: A page belongs to a seed's template only if the seed scores at least this share of its median page
 #: score there: a body cluster that reaches a page through one stray paragraph of the same style (a
 #: sidebar's newsletter line on a gallery) must not pull that page into the article template.
-MIN_PAGE_SCORE_SHARE = 0.2
+MIN_PAGE_SCORE_SHARE = 0.05
 
 
 @dataclass
