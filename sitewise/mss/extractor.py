@@ -41,7 +41,7 @@ LEAD_CHUNK_MIN_SHARE = 0.02
 #: Title-anchored selection: when the best run misses the heading that repeats the page title, the best
 #: run through that heading is taken instead if it is worth at least this share of the best run's value
 #: (a short post beside a longer footer blurb or comment thread; set on dragnet train and CleanEval dev).
-TITLE_ANCHOR_MIN_SHARE = 0.3
+TITLE_ANCHOR_MIN_SHARE = 0.1
 
 #: A run through the title heading passes the article test without a long paragraph (a short post is
 #: still the page's story) but needs this many words besides the heading: a heading alone is an empty

@@ -138,6 +138,9 @@ class LineScorer:
         line_score[short] = np.where(has_link[short], self.BOILERPLATE_WORD, self.SHORT_WORD)
         line_score[link_share > self.MAX_LINK_SHARE] = self.BOILERPLATE_WORD
         line_score[copyright_lines] = self.BOILERPLATE_WORD
+        if tokens.anchor >= 0:
+            # the heading that repeats the page title is the story's own, even when it is a link
+            line_score[lines[tokens.anchor : int(tokens.closes[tokens.anchor]) + 1]] = self.PROSE_WORD
         inline = np.fromiter((t in INLINE_TAGS for t in tokens.tags), bool, n)
         return np.where(is_word, line_score[lines], np.where(inline, self.INLINE_TAG, self.BLOCK_TAG))
 
