@@ -31,14 +31,14 @@ BASELINE_WORD_SCORE = 1.0
 #: The paper's features.
 PAPER_FEATURES = ("trigram", "mrut")
 #: All features sitewise knows: the paper's, plus line length, link density and region name.
-FEATURES = ("trigram", "mrut", "line_length", "link_density", "context")
+FEATURES = ("trigram", "mrut", "line_length", "link_density", "context", "line_class")
 
 #: Laplace smoothing of the Naive Bayes counts.
 SMOOTHING = 1.0
 #: A feature value seen fewer times than this in training is left out of the model (treated as
 #: unseen): a trigram seen once says little and makes up most of the table; a tag or class name seen a
 #: handful of times on one site would otherwise get an extreme weight on every other site.
-MIN_COUNT = {"trigram": 2, "mrut": 50, "line_length": 50, "link_density": 50, "context": 50}
+MIN_COUNT = {"trigram": 2, "mrut": 50, "line_length": 50, "link_density": 50, "context": 50, "line_class": 50}
 #: Vocabulary ids are packed three to an int64 key, so the vocabulary must stay below 2**21.
 MAX_VOCABULARY = 2**21 - 2
 #: Stands for "past the end of the page" in the last two trigrams.
@@ -108,12 +108,18 @@ class LineScorer:
     MIN_PAGE_STOP_WORD_SHARE = 0.1
 
     def score(self, tokens: TokenSequence) -> np.ndarray:
-        n = len(tokens)
-        if not n:
+        if not len(tokens):
             return np.zeros(0)
+        word_scores = np.array([self.BOILERPLATE_WORD, self.SHORT_WORD, self.PROSE_WORD])
+        inline = np.fromiter((t in INLINE_TAGS for t in tokens.tags), bool, len(tokens))
+        return np.where(tokens.kinds == WORD, word_scores[self.line_classes(tokens)[tokens.lines]],
+                        np.where(inline, self.INLINE_TAG, self.BLOCK_TAG))
+
+    def line_classes(self, tokens: TokenSequence) -> np.ndarray:
+        """:data:`BOILERPLATE`, :data:`SHORT` or :data:`PROSE` per line (index: line number)."""
         kinds, lines = tokens.kinds, tokens.lines
         is_word = kinds == WORD
-        line_count = int(lines.max()) + 1
+        line_count = int(lines.max()) + 1 if len(tokens) else 1
         words = tokens.words
         word_index = np.flatnonzero(is_word)
         word_lines = lines[word_index]
@@ -133,17 +139,17 @@ class LineScorer:
         copyright_sign = np.fromiter((words[i] == "©" for i in word_index.tolist()), bool, word_index.size)
         copyright_lines = np.bincount(word_lines[copyright_sign], minlength=line_count) > 0
         short = line_chars < self.SHORT_LINE_CHARS
-        has_link = link_share > 0
-        line_score = np.where(prose, self.PROSE_WORD, self.BOILERPLATE_WORD)
-        line_score[short] = np.where(has_link[short], self.BOILERPLATE_WORD, self.SHORT_WORD)
-        line_score[link_share > self.MAX_LINK_SHARE] = self.BOILERPLATE_WORD
-        line_score[copyright_lines] = self.BOILERPLATE_WORD
+        classes = np.where(prose, PROSE, BOILERPLATE)
+        classes[short] = np.where(link_share[short] > 0, BOILERPLATE, SHORT)
+        classes[(link_share > self.MAX_LINK_SHARE) | copyright_lines] = BOILERPLATE
         if tokens.anchor >= 0:
             # the heading that repeats the page title is the story's own, even when it is a link
-            line_score[lines[tokens.anchor : int(tokens.closes[tokens.anchor]) + 1]] = self.PROSE_WORD
-        inline = np.fromiter((t in INLINE_TAGS for t in tokens.tags), bool, n)
-        return np.where(is_word, line_score[lines], np.where(inline, self.INLINE_TAG, self.BLOCK_TAG))
+            classes[lines[tokens.anchor : int(tokens.closes[tokens.anchor]) + 1]] = PROSE
+        return classes
 
+
+#: Line classes of :meth:`LineScorer.line_classes`.
+BOILERPLATE, SHORT, PROSE = 0, 1, 2
 
 #: Tags that sit inside a line of text rather than making one.
 INLINE_TAGS = frozenset(
@@ -212,6 +218,9 @@ def feature_codes(tokens: TokenSequence, ids: np.ndarray, features: Sequence[str
             density = link_words / np.maximum(words_per_line, 1)
             bucket = np.digitize(density, LINK_DENSITY_EDGES).astype(np.int64)
             codes["link_density"] = kinds * 64 + tokens.links.astype(np.int64) * 8 + bucket
+    if "line_class" in features:
+        classes = LineScorer().line_classes(tokens)[tokens.lines] if n else np.zeros(0, np.int64)
+        codes["line_class"] = kinds * 4 + classes
     if "context" in features:
         codes["context"] = kinds * 2**32 + _string_codes(tokens.contexts) if n else np.zeros(0, np.int64)
     return codes

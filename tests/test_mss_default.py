@@ -1,0 +1,130 @@
+"""The untrained default of the MSS fallback: the line scorer, title-anchored selection and the lines
+that close an article."""
+import numpy as np
+import pytest
+
+from sitewise.mss import MSS
+from sitewise.mss.boundaries import closing_lines
+from sitewise.mss.scorers import BOILERPLATE, PROSE, SHORT, BaselineScorer, LineScorer
+from sitewise.mss.search import best_run_through, max_subsequence
+from sitewise.mss.title import page_headline, title_heading
+from sitewise.mss.tokenize import parse_html, tokenize
+
+PROSE_LINE = ("The council said on Monday that the new bridge would be open to walkers and cyclists by the end "
+              "of the year, and that the old one will be kept as a monument.")
+MENU = '<ul><li><a href="/">Home</a></li><li><a href="/news">News</a></li><li><a href="/sport">Sport</a></li></ul>'
+
+
+def _classes_by_text(html: str) -> dict[str, int]:
+    tokens = tokenize(html)
+    classes = LineScorer().line_classes(tokens)
+    out = {}
+    for line in np.unique(tokens.lines):
+        words = [w for w, l in zip(tokens.words, tokens.lines) if l == line and w]
+        if words:
+            out[" ".join(words)] = int(classes[line])
+    return out
+
+
+def test_line_classes_tell_prose_from_menus_and_short_lines():
+    classes = _classes_by_text(
+        f"<html lang='en'><body>{MENU}<h1>Bridge to open</h1><p>{PROSE_LINE}</p>"
+        "<p><a href='/a'>A much longer list of links that goes on</a> and <a href='/b'>on and on for a while "
+        "without any end in sight at all</a></p><div>Copyright © 2024 The Paper, all rights reserved in every land</div></body></html>"
+    )
+    assert classes["Home"] == BOILERPLATE  # short and linked
+    assert classes["Bridge to open"] == SHORT
+    assert next(c for text, c in classes.items() if text.startswith("The council")) == PROSE
+    assert next(c for text, c in classes.items() if text.startswith("A much longer")) == BOILERPLATE  # links
+    assert next(c for text, c in classes.items() if text.startswith("Copyright")) == BOILERPLATE
+
+
+def test_line_scorer_scores_prose_words_up_and_menu_words_down():
+    tokens = tokenize(f"<html lang='en'><body>{MENU}<p>{PROSE_LINE}</p></body></html>")
+    scores = LineScorer().score(tokens)
+    words = [i for i, w in enumerate(tokens.words) if w]
+    assert scores[words[0]] == LineScorer.BOILERPLATE_WORD  # "Home"
+    assert scores[words[-1]] == LineScorer.PROSE_WORD
+    assert scores[tokens.tags.index("a")] == LineScorer.INLINE_TAG
+    assert scores[tokens.tags.index("ul")] == LineScorer.BLOCK_TAG
+
+
+def test_a_page_in_a_language_without_stop_words_is_judged_by_length_and_links():
+    # a declared language with no stop-word list, and English words that are not stop words of it:
+    # long unlinked lines must still count as prose, not all become boilerplate
+    text = " ".join(["Lorem ipsum dolor sit amet consectetur adipiscing elit"] * 6)
+    tokens = tokenize(f"<html lang='xx'><body>{MENU}<p>{text}</p></body></html>")
+    classes = LineScorer().line_classes(tokens)
+    assert classes[tokens.lines[tokens.words.index("Lorem")]] == PROSE
+
+
+def test_page_headline_prefers_og_title_then_the_longest_part_of_the_title():
+    og = parse_html('<html><head><meta property="og:title" content="Bridge to open in May">'
+                    "<title>Bridge | The Paper</title></head><body></body></html>")
+    assert page_headline(og) == ["bridge", "to", "open", "in", "may"]
+    titled = parse_html("<html><head><title>The Paper - Bridge to open in May</title></head><body></body></html>")
+    assert page_headline(titled) == ["bridge", "to", "open", "in", "may"]
+    assert page_headline(parse_html("<html><body><p>x</p></body></html>")) == []
+
+
+def test_title_heading_is_the_heading_that_repeats_the_headline_not_the_site_name():
+    root = parse_html(
+        "<html><head><title>Bridge to open in May | The Paper</title></head><body>"
+        "<h1>The Paper</h1><ul><li><h3>Council budget vote</h3></li></ul>"
+        "<h2 class='entry-title'><a href='/bridge'>Bridge to open in May</a></h2><p>text</p></body></html>"
+    )
+    heading = title_heading(root, page_headline(root))
+    assert heading is not None and heading.tag == "h2"
+    assert title_heading(root, ["unrelated", "words", "here"]) is None
+
+
+def test_best_run_through_an_index_contains_it():
+    scores = np.array([5.0, -10.0, 1.0, 1.0, -1.0, 2.0, -10.0, 3.0])
+    assert max_subsequence(scores).start == 0
+    through = best_run_through(scores, 3)
+    assert (through.start, through.end, through.value) == (2, 6, 3.0)
+    with pytest.raises(IndexError):
+        best_run_through(scores, 8)
+
+
+@pytest.mark.parametrize("line, closes", [
+    ("Leave a Reply", True), ("12 Comments", True), ("Comments (4)", True), ("Related Posts", True),
+    ("About the author", True), ("You may also like", True), ("3 responses to “Bridge to open”", True),
+    ("Comments are closed.", True),
+    ("Comments from readers were mostly kind, the editor said after the vote.", False),
+    ("Related work", False), ("Posted by Ada", False),
+])
+def test_closing_lines_are_whole_line_section_headings(line, closes):
+    tokens = tokenize(f"<html><body><p>{PROSE_LINE}</p><h3>{line}</h3><p>{PROSE_LINE}</p></body></html>")
+    assert bool(closing_lines(tokens).size) == closes
+
+
+def test_a_linked_comment_count_is_not_a_boundary():
+    tokens = tokenize(f"<html><body><p>{PROSE_LINE}</p><div><a href='#comments'>12 Comments</a></div></body></html>")
+    assert closing_lines(tokens).size == 0
+
+
+COMMENTS = "".join(
+    f"<div class='c{n}'><p>{PROSE_LINE} Reader {n} agrees with this and says so at length here.</p>"
+    f"<span>Posted by reader {n}</span></div>" for n in range(8)
+)
+
+
+def test_a_comment_thread_without_comment_names_is_left_out():
+    html = (f"<html lang='en'><head><title>Bridge to open</title></head><body><h1>Bridge to open</h1>"
+            f"<p>{PROSE_LINE}</p><p>{PROSE_LINE}</p><h3>8 Comments</h3>{COMMENTS}</body></html>")
+    for pipeline in (MSS(), MSS(BaselineScorer())):
+        result = pipeline.extract(html)
+        assert "Bridge to open" in result.text and "Reader" not in result.text
+    assert "Reader" in MSS(boundaries=False).extract(html).text
+
+
+def test_a_short_post_under_its_title_beats_a_longer_blurb_elsewhere():
+    blurb = PROSE_LINE
+    html = ("<html lang='en'><head><title>Bridge to open | Blog</title></head><body>"
+            f"<div class='about'><p>{blurb}</p></div>{MENU * 10}"
+            "<h2><a href='/bridge'>Bridge to open</a></h2><p>The council says walkers first, then bikes.</p>"
+            "</body></html>")
+    anchored = MSS().extract(html)
+    assert anchored.found and "walkers first" in anchored.text and "monument" not in anchored.text
+    assert "monument" in MSS(title_anchor=False).extract(html).text
