@@ -207,3 +207,18 @@ def test_a_short_article_is_still_an_article_and_a_caption_is_not():
     assert 25 <= brief.words < 0.2 * 190
     caption = learner.predict(static_page(*story(8, ["Cranes at dawn."])))
     assert not caption.confident and caption.reason.startswith("too short")
+
+
+def test_the_common_template_is_recognised_by_its_article_container():
+    """Learned from one page whose paragraphs sat in a one-off wrapper (``div.special``), the template's
+    match was that wrapper, so no other page of the site matched; the last-tried template is now
+    recognised by its first include, the article's container."""
+    url, html, _ = layout_page(0, "article")
+    special = html.replace("</h1>", "</h1><div class='special'>")
+    special = special.replace("</div><div class='sidebar'>", "</div></div><div class='sidebar'>")
+    learner = SiteLearner().fit([static_page(url, special)])
+    template = learner.rules_["templates"][0]
+    assert template["match"] == template["include"][:1]
+    url, html, truth = layout_page(1, "article")
+    found = learner.predict(static_page(url, html))
+    assert found.confident and word_prf(found.text, truth).f1 > 0.9

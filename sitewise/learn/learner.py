@@ -341,9 +341,9 @@ def _choose_matches(
 
     A page takes the first template whose match selectors are present, so a template's match only has
     to tell it apart from the templates tried *after* it. The rarer layouts are tried first, the site's
-    most common layout last: its match is simply the article container nearest its text, so a page of
-    a layout not seen while learning still gets the common template rather than none because some far
-    ancestor happened to differ. A rarer template whose match would also be present on pages of a later
+    most common layout last: its match is simply its first include (the article's container), so a
+    page of a layout not seen while learning gets the common template unless its article container is
+    missing, rather than none because some wrapper of the training pages happened to differ. A rarer template whose match would also be present on pages of a later
     one cannot be told apart: it is dropped (its pages fall back) rather than allowed to take the
     later template's pages."""
     regions = [template.pop("_regions") for template in templates]
@@ -351,6 +351,11 @@ def _choose_matches(
     kept: list[int] = []
     dropped: list[int] = []
     for position, i in enumerate(order):
+        if position == len(order) - 1:
+            # Tried last, nothing to tell it from: present when its article container is.
+            templates[i]["match"], reports[i].foreign_matches = [templates[i]["include"][0]], 0
+            kept.append(i)
+            continue
         later = set().union(*(set(reports[j].pages) for j in order[position + 1:]))
         match, foreign = choose_match(index, path_pages, set(reports[i].pages), later, regions[i], templates[i]["include"][0])
         if foreign:
