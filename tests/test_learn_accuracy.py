@@ -222,3 +222,19 @@ def test_the_common_template_is_recognised_by_its_article_container():
     url, html, truth = layout_page(1, "article")
     found = learner.predict(static_page(url, html))
     assert found.confident and word_prf(found.text, truth).f1 > 0.9
+
+
+def test_rules_that_cannot_reproduce_the_article_are_not_kept(monkeypatch):
+    """Rules induced from a selection they reproduce at F1 0.09 on their own training pages were still
+    applied, confidently wrong on every page; such a template is now dropped (its pages fall back)."""
+    import sitewise.learn.learner as learner_module
+
+    captioned = [(url, html.replace("<font>", f"<font><div class='cap'>Pictured: {STORIES[n][0].lower()}</div>"))
+                 for n, (url, html, _) in enumerate(map(table_page, range(3)))]
+    pages = [static_page(url, html) for url, html in captioned]
+    # Without tag chains the table layout's body cannot be selected by any rule, only its caption.
+    monkeypatch.setattr("sitewise.learn.consolidate.MAX_CHAIN", 1)
+    learner = SiteLearner().fit(pages)
+    assert learner.rules_["templates"] == [] and learner.rules_["unlearned_pages"] == 3
+    monkeypatch.setattr(learner_module, "MIN_TEMPLATE_AGREEMENT", 0.0)
+    assert SiteLearner().fit(pages).rules_["templates"][0]["confidence"] < 0.5
