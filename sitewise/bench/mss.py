@@ -51,6 +51,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--save-model", type=Path, help="also keep the model trained for this run here")
     parser.add_argument("--ablations", action="store_true", help="also measure each clean-up rule and option")
     parser.add_argument("--no-trafilatura", action="store_true", help="skip trafilatura")
+    parser.add_argument("--readability", action="store_true", help="also run readability-lxml (the other peer to beat)")
     parser.add_argument("--out", type=Path, default=Path("docs/bench-mss.md"), help="the report to write")
 
 
@@ -135,7 +136,7 @@ def _systems(args: argparse.Namespace, model_path: Path, scratch: Path) -> dict[
     from ..mss.clean import CleanOptions
     from ..mss.extractor import MSS
     from ..mss.model import load_model
-    from ..mss.scorers import PAPER_FEATURES, BaselineScorer
+    from ..mss.scorers import PAPER_FEATURES, BaselineScorer, LineScorer
 
     scorer = load_model(model_path)
     no_clean = CleanOptions(hidden=False, aside_nav=False, suspicious_names=False)
@@ -144,9 +145,17 @@ def _systems(args: argparse.Namespace, model_path: Path, scratch: Path) -> dict[
         import trafilatura
 
         systems["trafilatura"] = lambda html: trafilatura.extract(html, include_comments=False) or ""
+    if args.readability:
+        from ..extractors import Document
+        from .peers import ReadabilityLxml
+
+        readability = ReadabilityLxml()
+        systems["readability-lxml"] = lambda html: readability.extract(Document(id="page", html=html))
     pipelines = {
-        "mss-baseline (paper: no clean-up)": MSS(BaselineScorer(), clean=no_clean, min_paragraph_words=0),
+        "mss-baseline (paper: no clean-up)": MSS(BaselineScorer(), clean=no_clean, min_paragraph_words=0,
+                                                 title_anchor=False, boundaries=False),
         "mss-baseline": MSS(BaselineScorer()),
+        "mss, no model (the shipped default: line scorer)": MSS(LineScorer()),
         "mss": MSS(scorer),
     }
     if args.ablations:
@@ -155,6 +164,13 @@ def _systems(args: argparse.Namespace, model_path: Path, scratch: Path) -> dict[
                      "post_tables", "post_divs"):
             flipped = not getattr(defaults, rule)
             pipelines[f"mss, {rule}={'on' if flipped else 'off'}"] = MSS(scorer, clean=defaults.with_changes(**{rule: flipped}))
+        pipelines["mss, no title anchor"] = MSS(scorer, title_anchor=False)
+        pipelines["mss, no closing-line boundaries"] = MSS(scorer, boundaries=False)
+        pipelines["mss, no model, no title anchor"] = MSS(LineScorer(), title_anchor=False)
+        pipelines["mss, no model, no closing-line boundaries"] = MSS(LineScorer(), boundaries=False)
+        without_lines = load_model(model_path)
+        without_lines.line_weight = 0.0
+        pipelines["mss, model without the line scorer added"] = MSS(without_lines)
         pipelines["mss, <hr> cut"] = MSS(scorer, hr="cut")
         pipelines["mss, lead chunk"] = MSS(scorer, lead_chunk=True)
         pipelines["mss, no article test"] = MSS(scorer, min_paragraph_words=0)
@@ -164,7 +180,7 @@ def _systems(args: argparse.Namespace, model_path: Path, scratch: Path) -> dict[
             biased.bias = bias
             pipelines[f"mss, bias {bias}"] = MSS(biased)
         paper_path, _ = _train(args, scratch / "paper-nb.json.gz",
-                               {"features": PAPER_FEATURES, "calibrate": False, "bias": 0.0})
+                               {"features": PAPER_FEATURES, "calibrate": False, "bias": 0.0, "line_weight": 0.0})
         pipelines["mss, paper Naive Bayes (trigram + MRUT)"] = MSS(load_model(paper_path))
     for name, pipeline in pipelines.items():
         systems[name] = lambda html, pipeline=pipeline: pipeline.extract(html).text
@@ -215,7 +231,8 @@ def _report(args: argparse.Namespace, results: dict[str, dict[str, Tally]], trai
         f" {flag} {value}" for flag, value in (("--data", args.data), ("--limit", args.limit),
                                                ("--model", args.model), ("--train-limit", args.train_limit))
         if value is not None and not (flag == "--data" and str(value) == "../shared/data")
-    ) + (" --ablations" if args.ablations else "") + (" --no-trafilatura" if args.no_trafilatura else "")
+    ) + (" --ablations" if args.ablations else "") + (" --no-trafilatura" if args.no_trafilatura else "") \
+      + (" --readability" if args.readability else "")
     lines = [
         "# MSS fallback benchmark",
         "",

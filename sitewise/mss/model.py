@@ -44,6 +44,7 @@ def save_model(scorer: NaiveBayesScorer, path: str | Path, info: dict[str, Any] 
         "version": VERSION,
         "features": list(scorer.features),
         "bias": scorer.bias,
+        "line_weight": scorer.line_weight,
         "min_count": scorer.min_count,
         "smoothing": scorer.smoothing,
         "prior": scorer.prior_,
@@ -83,6 +84,7 @@ def load_model(path: str | Path) -> NaiveBayesScorer:
         scorer = NaiveBayesScorer(
             features=tuple(document["features"]),
             bias=float(document["bias"]),
+            line_weight=float(document.get("line_weight", 0.0)),  # models from before it existed: none
             min_count={str(k): int(v) for k, v in document["min_count"].items()},
             smoothing=float(document["smoothing"]),
         )

@@ -240,7 +240,8 @@ def unpack(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 class NaiveBayesScorer:
-    """Naive Bayes in/out token classifier; the MSS score is ``P(in) − 0.5 + bias``.
+    """Naive Bayes in/out token classifier; the MSS score is ``P(in) − 0.5 + bias``, plus
+    ``line_weight`` times the :class:`LineScorer` score.
 
     Learned attributes: ``prior_`` (log-odds of "in"), ``lookup_`` (every surface form seen in
     training whose stem the trigram table uses, and every tag token → the stem's id: scoring needs no
@@ -253,6 +254,7 @@ class NaiveBayesScorer:
         self,
         features: Sequence[str] = FEATURES,
         bias: float = 0.0,
+        line_weight: float = 0.0,
         min_count: dict[str, int] | None = None,
         smoothing: float = SMOOTHING,
     ):
@@ -261,6 +263,7 @@ class NaiveBayesScorer:
             raise ValueError(f"features must be a non-empty subset of {FEATURES}, not {tuple(features)}")
         self.features = tuple(features)
         self.bias = bias
+        self.line_weight = line_weight
         self.min_count = {**MIN_COUNT, **(min_count or {})}
         self.smoothing = smoothing
 
@@ -350,8 +353,11 @@ class NaiveBayesScorer:
         return self.contributions(tokens) @ self.feature_weights_ + self.intercept_
 
     def score(self, tokens: TokenSequence) -> np.ndarray:
-        """``P(in) − 0.5 + bias`` per token."""
-        return 1.0 / (1.0 + np.exp(-self.log_odds(tokens))) - 0.5 + self.bias
+        """``P(in) − 0.5 + bias`` (+ ``line_weight`` × the line scorer's score) per token."""
+        scores = 1.0 / (1.0 + np.exp(-self.log_odds(tokens))) - 0.5 + self.bias
+        if self.line_weight:
+            scores += self.line_weight * LineScorer().score(tokens)
+        return scores
 
 
 #: L2 penalty of the calibration regression (per token; the weights are few and the tokens many).
