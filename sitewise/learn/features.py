@@ -155,7 +155,7 @@ def page_width(page: Page) -> float:
     """The width the page was laid out in: the viewport's, else the right edge of its widest block."""
     if page.viewport and page.viewport.get("width"):
         return float(page.viewport["width"])
-    right = max((b.box.right for b in page.blocks), default=0.0)
+    right = max((b.box.left + b.box.width for b in page.blocks), default=0.0)  # (Box.right, without the call)
     return right if right > 0 else 1.0
 
 
@@ -228,12 +228,13 @@ def describe_blocks(pages: Sequence[Page]) -> list[BlockRecord]:
 def _record(page_number: int, index: int, block: Block, width: float, facts: _PathFacts) -> BlockRecord:
     style = block.style
     chars = len(block.text)
-    box = block.box
+    left, box_width, log_length, links = block.box.left, block.box.width, math.log1p(chars), block.link_chars / (chars or 1)
+    # Conditionals rather than max()/min() calls: this runs for every block of the site.
     numeric = (
-        max(0.0, box.left) / width,
-        max(0.0, box.width) / width,
-        min(MAX_LOG_LENGTH, math.log1p(chars)),
-        min(1.0, block.link_chars / max(1, chars)),
+        (left if left > 0.0 else 0.0) / width,
+        (box_width if box_width > 0.0 else 0.0) / width,
+        log_length if log_length < MAX_LOG_LENGTH else MAX_LOG_LENGTH,
+        links if links < 1.0 else 1.0,
     )
     return BlockRecord(
         page_number, index, block, facts.steps,

@@ -16,7 +16,9 @@ on every page is a few matrix products, not a loop over terms.
 from __future__ import annotations
 
 import functools
+import itertools
 import math
+import operator
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
@@ -32,7 +34,8 @@ from ..text import terms
 from .features import BlockRecord
 
 _DIGITS = re.compile(r"\d+")
-_SPACES = re.compile(r"\s+")
+_PAGE = operator.attrgetter("page")
+_FIRST, _SECOND = operator.itemgetter(0), operator.itemgetter(1)
 
 #: A cluster whose text sits in elements named like comments, share bars, ads or navigation keeps only
 #: 1 − this of its body score (a hint, not a verdict: names can mislead, e.g. ``has-comments`` on <body>).
@@ -44,7 +47,8 @@ RELEVANCE_FLOOR = 0.05
 
 def text_key(text: str) -> str:
     """The form under which two blocks' texts count as "the same" across pages."""
-    return _SPACES.sub(" ", _DIGITS.sub("0", text.lower())).strip()
+    # str.split() splits at the same (Unicode) whitespace as \s+ and drops the ends, in a third less time.
+    return " ".join(_DIGITS.sub("0", text.lower()).split())
 
 
 @functools.lru_cache(maxsize=100_000)
@@ -93,20 +97,21 @@ def analyse_text(pages: Sequence[Page], records: Sequence[BlockRecord]) -> SiteT
 
     count = len(pages)
     # Boilerplate recurs on every page: each distinct text (in its page's language) is analysed once,
-    # and the blocks' rows are the rows of their texts.
-    text_numbers: dict[tuple[str, str | None], int] = {}
-    text_of = np.fromiter(
-        (text_numbers.setdefault((r.text, pages[r.page].lang), len(text_numbers)) for r in records),
-        dtype=np.int64, count=len(records),
-    )
-    texts = list(text_numbers)
-    vocabulary: dict[str, int] = {}
-    rows, columns, values = [], [], []
-    for number, (text, lang) in enumerate(texts):
-        for term, tf in _term_counts(text, lang):
-            rows.append(number)
-            columns.append(vocabulary.setdefault(term, len(vocabulary)))
-            values.append(tf)
+    # and the blocks' rows are the rows of their texts. (Whole-list operations: this sees every block.)
+    page_of = np.fromiter(map(_PAGE, records), dtype=int, count=len(records))
+    langs = [page.lang for page in pages]
+    one_language = len(set(langs)) == 1
+    keys: list = [r.block.text for r in records] if one_language else [(r.block.text, langs[r.page]) for r in records]
+    distinct = list(dict.fromkeys(keys))
+    text_of = np.fromiter(map(dict(zip(distinct, range(len(distinct)))).__getitem__, keys), dtype=np.int64, count=len(keys))
+    texts = [(text, langs[0]) for text in distinct] if one_language else distinct
+    counted = [_term_counts(text, lang) for text, lang in texts]
+    pairs = list(itertools.chain.from_iterable(counted))  # (term, count) of every distinct text
+    term_list = list(map(_FIRST, pairs))
+    vocabulary = dict(zip(dict.fromkeys(term_list), itertools.count()))
+    rows = np.repeat(np.arange(len(texts)), np.fromiter(map(len, counted), dtype=np.int64, count=len(counted)))
+    columns = np.fromiter(map(vocabulary.__getitem__, term_list), dtype=np.int64, count=len(term_list))
+    values = np.fromiter(map(_SECOND, pairs), dtype=float, count=len(pairs))
     query_rows, query_columns, query_values = [], [], []
     for number, page in enumerate(pages):
         for term, tf in _term_counts(" ".join(page.titles + page.descriptions), page.lang):
@@ -118,7 +123,6 @@ def analyse_text(pages: Sequence[Page], records: Sequence[BlockRecord]) -> SiteT
     block_terms = text_terms[text_of]
     query_terms = sparse.csr_matrix((query_values, (query_rows, query_columns)), shape=(count, size), dtype=float)
 
-    page_of = np.fromiter((r.page for r in records), dtype=int, count=len(records))
     by_page = sparse.csr_matrix((np.ones(len(records)), (page_of, np.arange(len(records)))), shape=(count, len(records)))
     term_pages = (by_page @ block_terms).tocsc()  # pages × terms
     document_frequency = np.diff(term_pages.indptr)
