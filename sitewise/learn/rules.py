@@ -220,13 +220,20 @@ class RuleMatcher:
 
     def __init__(self, include: Sequence[str], exclude: Sequence[str]) -> None:
         self.included, self.excluded = BlockMatcher(include), BlockMatcher(exclude)
+        # The verdict per selector path string: a site's blocks share a few hundred paths, and a
+        # string's hash is cached where a tuple of steps is hashed anew on every look-up.
+        self._verdicts: dict[str, bool] = {}
 
     def select(self, blocks: Sequence[Block]) -> list[int]:
         """Indices of the blocks selected, in document order."""
+        verdicts = self._verdicts
         out = []
         for index, block in enumerate(blocks):
-            steps = block_steps(block)
-            if self.included.selects(steps) and not self.excluded.selects(steps):
+            selected = verdicts.get(block.selector)
+            if selected is None:
+                steps = block_steps(block)
+                selected = verdicts[block.selector] = self.included.selects(steps) and not self.excluded.selects(steps)
+            if selected:
                 out.append(index)
         return out
 
