@@ -45,6 +45,8 @@ T = TypeVar("T")
 #: worse than this (mean word F1) is dropped, its pages left to the fallback: rules that cannot select
 #: the article where it is known are confidently wrong everywhere else (l3s-gn1's news.bbc.co.uk, before
 #: unnamed paths got tag chains: agreement 0.09, test F1 0.08, while MSS scored 0.95).
+#: (Where readers' marks shaped the selection, the poisoning guard of sitewise.learn.site judges the
+#: rules against the current version instead, and an administrator's forced re-learn still stores them.)
 MIN_TEMPLATE_AGREEMENT = 0.5
 #: The accepted article length of a template is [min(LOW × shortest, LOW_CAP), HIGH × longest + SLACK]
 #: words of its training pages: far less means the rules missed the article (they hold a caption of a
@@ -153,7 +155,7 @@ class SiteLearner:
             selection = select_article(
                 pages, records, labels, text, group.stats, group.seed, group.pages, headline=self.headline
             )
-            apply_feedback(pages, records, selection, feedback)
+            marked = apply_feedback(pages, records, selection, feedback)
             positive, negative = _path_weights(records, path_of, len(paths), selection)
             induced = induce(index, positive, negative)
             if not induced.include:
@@ -161,7 +163,7 @@ class SiteLearner:
                 continue
             include, exclude = _enforce_feedback(pages, records, selection, induced.include, induced.exclude, feedback)
             template, agreement, texts = _measure(f"t{number}", pages, records, selection, include, exclude)
-            if agreement < MIN_TEMPLATE_AGREEMENT:
+            if agreement < MIN_TEMPLATE_AGREEMENT and not marked:
                 log.info("template t%d (%d pages): rules reproduce the article on its own pages at F1 %.2f only: "
                          "dropped", number, len(group.pages), agreement)
                 unlearned.extend(group.pages)
