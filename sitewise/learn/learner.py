@@ -181,7 +181,8 @@ class SiteLearner:
         covered = sum(len(r.pages) for r in reports)
         agreement = sum(r.agreement * len(r.pages) for r in reports) / covered if covered else 0.0
         confidence = agreement * covered / len(pages)
-        primary = templates[0] if templates else {"include": [], "exclude": []}
+        # The most common layout (tried last) is the one for consumers that do not choose templates.
+        primary = templates[-1] if templates else {"include": [], "exclude": []}
         self.rules_: dict[str, Any] = {
             "format": RULES_FORMAT,
             "site": site_name,

@@ -1,17 +1,18 @@
 """Templates: a site serves several layouts (articles, galleries, live blogs, an old and a new design).
 
 Grouping is by covering: the best body cluster over all pages (:func:`.scoring.score_clusters`) defines
-the first template, made of the pages where that cluster occurs; the best body cluster of the pages left
+the first template, made of the pages where that cluster carries a body; the best body cluster of the pages left
 defines the next, and so on while the best body cluster left still looks like an article body
 (:data:`MIN_SEED_SCORE_SHARE`), up to :data:`MAX_TEMPLATES`. One page is enough for a layout: a gallery or
 video page seen once while learning is far better served by its own template than by none (its pages
 would all fall back), and a wrong one-page template is caught like any other by the words-range check.
 Pages left over (index or error pages without an article body) match no template and fall back to MSS.
 
-A template is recognised on a new page by its ``match`` selectors: selectors (from the ancestors of its
-article) that select text on every one of its training pages and on as few pages of the other templates
-as possible. Templates are ordered so that the more specific come first (a page takes the first
-template whose match selectors are all present).
+A template is recognised on a new page by its ``match`` selectors (a page takes the first template
+whose match selectors are all present). :func:`choose_match` picks, from the ancestors of a template's
+article, a selector present on every one of its training pages and on as few pages as possible of the
+templates tried after it; the learner (``sitewise.learn.learner``) orders templates rarest first and
+gives the last, most common one its article container as match.
 """
 from __future__ import annotations
 
