@@ -34,7 +34,8 @@ from ..text import terms
 from .features import BlockRecord
 
 _DIGITS = re.compile(r"\d+")
-_PAGE = operator.attrgetter("page")
+_PAGE, _CHARS, _NAMED = operator.attrgetter("page"), operator.attrgetter("chars"), operator.attrgetter("named")
+_LINK_CHARS = operator.attrgetter("block.link_chars")
 _FIRST, _SECOND = operator.itemgetter(0), operator.itemgetter(1)
 
 #: A cluster whose text sits in elements named like comments, share bars, ads or navigation keeps only
@@ -188,17 +189,23 @@ def score_clusters(
     """
     from scipy import sparse
 
-    numbers = [n for n, r in enumerate(records) if page_subset is None or r.page in page_subset]
+    # Per-record values as whole arrays (attribute getters mapped in C): this sees every block.
+    all_pages = np.fromiter(map(_PAGE, records), dtype=int, count=len(records))
+    if page_subset is None:
+        index = np.arange(len(records))
+    else:
+        index = np.flatnonzero(np.isin(all_pages, np.fromiter(page_subset, dtype=int, count=len(page_subset))))
+    numbers = index.tolist()
     if not numbers:
         return {}
-    index = np.asarray(numbers)
     label_of = np.asarray(labels)[index].astype(int)
-    page_of = np.fromiter((records[n].page for n in numbers), dtype=int, count=len(numbers))
+    page_of = all_pages[index]
     pairs, row_of = np.unique(np.stack([label_of, page_of], axis=1), axis=0, return_inverse=True)
     row_of = row_of.ravel()
     rows = len(pairs)
-    chars = np.fromiter((records[n].chars for n in numbers), dtype=float, count=len(numbers))
-    links = np.fromiter((min(records[n].block.link_chars, records[n].chars) for n in numbers), dtype=float, count=len(numbers))
+    chosen = [records[n] for n in numbers] if page_subset is not None else records
+    chars = np.fromiter(map(_CHARS, chosen), dtype=float, count=len(numbers))
+    links = np.minimum(np.fromiter(map(_LINK_CHARS, chosen), dtype=float, count=len(numbers)), chars)
 
     def per_row(values: np.ndarray) -> np.ndarray:
         return np.bincount(row_of, weights=values, minlength=rows)
@@ -208,7 +215,7 @@ def score_clusters(
     row_repeat = per_row(site.repeat[index] * chars) / row_chars
     row_entropy = per_row(site.entropy[index] * chars) / row_chars
     row_words = per_row(site.words[index])
-    named = np.fromiter((records[n].named for n in numbers), dtype=float, count=len(numbers))
+    named = np.fromiter(map(_NAMED, chosen), dtype=float, count=len(numbers))
     row_named = per_row(named * chars) / row_chars
 
     gather = sparse.csr_matrix((np.ones(len(numbers)), (row_of, np.arange(len(numbers)))), shape=(rows, len(numbers)))
