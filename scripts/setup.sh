@@ -8,10 +8,10 @@ extras="${1:-}"
 
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 
-if [ ! -x /usr/lib/chromium/chromium ]; then
-  echo "setup: installing Debian's chromium (the collector renders pages with it)"
+if [ ! -x /usr/lib/chromium/chromium ] || [ ! -x /usr/lib/chromium/chromium-headless-shell ]; then
+  echo "setup: installing Debian's chromium and its headless shell (the collector renders pages with it)"
   as_root apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq chromium >/dev/null
+  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq chromium chromium-headless-shell >/dev/null
 fi
 
 python=$(command -v python3.11 || command -v python3)

@@ -38,8 +38,13 @@ from urllib.parse import quote, urldefrag
 
 from .page import Page, PageError
 
-#: Debian's Chromium (we never download Playwright's own browsers).
-CHROMIUM = "/usr/lib/chromium/chromium"
+#: Debian's Chromium (we never download Playwright's own browsers): its headless shell when installed
+#: (package chromium-headless-shell: the same engine without the full browser's hidden window, tab
+#: strip and their compositor, which cost the browser process as much CPU per page as the page's own
+#: layout and style), else the full browser in headless mode.
+HEADLESS_SHELL = "/usr/lib/chromium/chromium-headless-shell"
+FULL_CHROMIUM = "/usr/lib/chromium/chromium"
+CHROMIUM = HEADLESS_SHELL if os.path.exists(HEADLESS_SHELL) else FULL_CHROMIUM
 #: Headless in containers without a GPU; no background traffic of Chromium's own. The last three let
 #: a tab keep its renderer process from page to page: with site isolation every page of a new site
 #: started a process (about 10% of the CPU per page). Processes are never shared between tabs (browser
@@ -191,7 +196,7 @@ class Collector:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._playwright: Any = None
-        self._browser: Any = None
+        self._browser: _Browser | None = None
         self._browser_lock: asyncio.Lock | None = None
 
     # -- lifecycle -------------------------------------------------------------------------------
@@ -238,20 +243,22 @@ class Collector:
         self._playwright = await async_playwright().start()
         await self._ensure_browser()
 
-    async def _ensure_browser(self) -> Any:
+    async def _ensure_browser(self) -> "_Browser":
         """The browser, relaunched if it crashed (one crash must not fail every page after it)."""
         assert self._browser_lock is not None
         async with self._browser_lock:
             if self._browser is None or not self._browser.is_connected():
-                self._browser = await self._playwright.chromium.launch(
+                browser = await self._playwright.chromium.launch(
                     executable_path=self.executable_path, args=list(CHROMIUM_ARGS)
                 )
+                self._browser = _Browser(browser, await browser.new_browser_cdp_session())
+                await self._browser.session.send("Security.setIgnoreCertificateErrors", {"ignore": True})
             return self._browser
 
     async def _shutdown(self) -> None:
         if self._browser is not None:
             try:
-                await self._browser.close()
+                await self._browser.browser.close()
             finally:
                 self._browser = None
         if self._playwright is not None:
@@ -390,19 +397,7 @@ class Collector:
         return Outcome(None, CollectError(url, message), time.perf_counter() - started), None
 
     async def _open_tab(self) -> "_Tab":
-        browser = await self._ensure_browser()
-        width, height = self.viewport
-        context = await browser.new_context(
-            viewport={"width": width, "height": height},
-            java_script_enabled=self.javascript,
-            ignore_https_errors=True,
-            service_workers="block",
-        )
-        try:
-            return await _Tab.open(context, self.javascript)
-        except BaseException:
-            await context.close()
-            raise
+        return await _Tab.open(await self._ensure_browser(), self.viewport, self.javascript)
 
     # -- disk cache ------------------------------------------------------------------------------
 
@@ -465,39 +460,179 @@ def _next_finished(
                 raise RuntimeError("the collector stopped before every page was reported")
 
 
+#: The content security policy stored documents are served with: nothing is fetched (scripts, styles,
+#: images, fonts, media, frames, XHR/fetch, WebSockets, form posts), while what is inside the page
+#: itself works as it did online: inline scripts and styles, eval, data: and blob: URLs. Frames and
+#: later navigations are refused by the document interception too.
+OFFLINE_POLICY = (
+    "default-src 'none'; script-src 'unsafe-inline' 'unsafe-eval' data: blob:; "
+    "style-src 'unsafe-inline' data: blob:; img-src data: blob:; font-src data: blob:; "
+    "media-src data: blob:; worker-src blob:; form-action 'none'"
+)
+#: Our name for the main frame's Page.frameStoppedLoading among its lifecycle events.
+STOPPED_LOADING = "stoppedLoading"
+
+
+class _Browser:
+    """The Chromium that Playwright launched, and a DevTools session on it through which our tabs talk
+    to their pages.
+
+    Tabs are browser contexts and pages of our own, driven over the DevTools protocol (each with a
+    session of its own, tunnelled through this one), not Playwright pages: Playwright instruments
+    every page it owns (console, errors, network, frames, lifecycle and an isolated world of its own,
+    each relayed to Python), which cost more CPU per page than rendering it. Playwright still
+    launches, watches and closes the browser; it leaves contexts it did not create alone.
+    """
+
+    def __init__(self, browser: Any, session: Any) -> None:
+        self.browser = browser
+        self.session = session
+        #: Open tabs by DevTools session id.
+        self.tabs: dict[str, _Tab] = {}
+        session.on("Target.receivedMessageFromTarget", self._on_message)
+        session.on("Target.detachedFromTarget", self._on_detached)
+        browser.on("disconnected", self._on_disconnected)
+
+    def is_connected(self) -> bool:
+        return bool(self.browser.is_connected())
+
+    def _on_message(self, event: dict[str, Any]) -> None:
+        tab = self.tabs.get(event.get("sessionId", ""))
+        if tab is not None:
+            tab.on_message(json.loads(event["message"]))
+
+    def _on_detached(self, event: dict[str, Any]) -> None:
+        tab = self.tabs.pop(event.get("sessionId", ""), None)
+        if tab is not None:
+            tab.fail("the page was closed")
+
+    def _on_disconnected(self, *_: Any) -> None:
+        for tab in list(self.tabs.values()):
+            tab.fail("the browser closed")
+        self.tabs.clear()
+
+
 class _Tab:
     """One browser context with one page, reused page after page by one worker: a fresh context per
     page costs about as much as rendering the page.
 
-    Stored pages are served through the DevTools protocol rather than ``page.route``: only document
-    requests are paused and answered here, while every other request is refused inside Chromium
-    (``Network.setBlockedURLs``). A page asks for some forty images, scripts and styles; answering
-    each in Python cost more CPU than rendering (about a quarter of the total).
+    Stored pages are served through the DevTools protocol: only document requests are paused and
+    answered here, and the stored document comes with a content security policy
+    (:data:`OFFLINE_POLICY`) under which the page itself refuses every other request before it is
+    made. A page asks for some forty images, scripts and styles; answering each in Python cost more
+    CPU than rendering, and even refusing them by URL (``Network.setBlockedURLs``) needs the Network
+    domain, whose events (two or three per request) cost Python more than collect.js costs the page.
     """
 
-    def __init__(self, context: Any, page: Any, devtools: Any, main_frame_id: str, javascript: bool) -> None:
-        self.context = context
-        self.page = page
-        self.devtools = devtools
-        self.main_frame_id = main_frame_id
+    def __init__(self, browser: _Browser, context_id: str, session_id: str, javascript: bool) -> None:
+        self.browser = browser
+        self.context_id = context_id
+        self.session_id = session_id
         #: Whether pages may run their own scripts, and whether the current one may.
         self.javascript = javascript
-        self.scripts_allowed = javascript
+        self.scripts_allowed = True
         self.uses = 0
         self.offline = False
         self.item: Item | None = None
         self.served = False
+        self.main_frame_id = ""
+        self._next_id = 0
+        self._replies: dict[int, asyncio.Future[dict[str, Any]]] = {}
+        #: Lifecycle events seen per document (loader id) of the main frame, and a wake-up for waiters.
+        self._lifecycle: dict[str, set[str]] = {}
+        self._lifecycle_changed = asyncio.Event()
+        #: The main frame's current document (loader id).
+        self._document = ""
+        self._failure: str | None = None
         self._answering: set[asyncio.Future[None]] = set()
 
     @classmethod
-    async def open(cls, context: Any, javascript: bool) -> "_Tab":
-        page = await context.new_page()
-        devtools = await context.new_cdp_session(page)
-        tree = await devtools.send("Page.getFrameTree")
-        tab = cls(context, page, devtools, tree["frameTree"]["frame"]["id"], javascript)
-        devtools.on("Fetch.requestPaused", tab._on_document_request)
-        await devtools.send("Network.enable")
-        return tab
+    async def open(cls, browser: _Browser, viewport: tuple[int, int], javascript: bool) -> "_Tab":
+        created = await browser.session.send("Target.createBrowserContext", {"disposeOnDetach": True})
+        context_id = created["browserContextId"]
+        try:
+            target = await browser.session.send(
+                "Target.createTarget", {"url": "about:blank", "browserContextId": context_id}
+            )
+            attached = await browser.session.send(
+                "Target.attachToTarget", {"targetId": target["targetId"], "flatten": False}
+            )
+            tab = cls(browser, context_id, attached["sessionId"], javascript)
+            browser.tabs[tab.session_id] = tab
+            tree = await tab.send("Page.getFrameTree")
+            tab.main_frame_id = tree["frameTree"]["frame"]["id"]
+            await tab.send("Page.enable")
+            await tab.send("Page.setLifecycleEventsEnabled", {"enabled": True})
+            width, height = viewport
+            await tab.send(
+                "Emulation.setDeviceMetricsOverride",
+                {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False},
+            )
+            await tab._allow_scripts(javascript)
+            return tab
+        except BaseException:
+            await _dispose_context(browser, context_id)
+            raise
+
+    # -- the DevTools session ----------------------------------------------------------------------
+
+    async def send(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Send a command to the page and return its result; raises RuntimeError with its error."""
+        if self._failure is not None:
+            raise RuntimeError(self._failure)
+        self._next_id += 1
+        reply: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._replies[self._next_id] = reply
+        message = {"id": self._next_id, "method": method, "params": params or {}}
+        await self.browser.session.send(
+            "Target.sendMessageToTarget", {"sessionId": self.session_id, "message": json.dumps(message)}
+        )
+        answer = await reply
+        if "error" in answer:
+            raise RuntimeError(f"{method}: {answer['error'].get('message', answer['error'])}")
+        return answer.get("result", {})
+
+    def on_message(self, message: dict[str, Any]) -> None:
+        if "id" in message:
+            reply = self._replies.pop(message["id"], None)
+            if reply is not None and not reply.done():
+                reply.set_result(message)
+            return
+        method, params = message.get("method"), message.get("params", {})
+        if method == "Page.lifecycleEvent" and params.get("frameId") == self.main_frame_id:
+            self._note_lifecycle(params.get("loaderId", ""), params.get("name", ""))
+        elif method == "Page.frameNavigated" and params.get("frame", {}).get("id") == self.main_frame_id:
+            self._document = params["frame"].get("loaderId", "")
+        elif method == "Page.frameStoppedLoading" and params.get("frameId") == self.main_frame_id:
+            # Also when a script's navigation (answered with 204) cut the document's lifecycle short:
+            # Chromium then reports neither its DOMContentLoaded nor its load.
+            self._note_lifecycle(self._document, STOPPED_LOADING)
+        elif method == "Fetch.requestPaused":
+            self._spawn(self._answer_document_request(params))
+        elif method == "Page.javascriptDialogOpening":
+            self._spawn(self._dismiss_dialog())
+        elif method == "Inspector.targetCrashed":
+            self.fail("the page crashed")
+
+    def _note_lifecycle(self, document: str, name: str) -> None:
+        self._lifecycle.setdefault(document, set()).add(name)
+        self._lifecycle_changed.set()
+
+    def fail(self, reason: str) -> None:
+        """The page is gone: every wait on it ends with ``reason``."""
+        self._failure = reason
+        for reply in self._replies.values():
+            if not reply.done():
+                reply.set_exception(RuntimeError(reason))
+        self._replies.clear()
+        self._lifecycle_changed.set()
+
+    def _spawn(self, work: Any) -> None:
+        task = asyncio.ensure_future(work)
+        self._answering.add(task)  # the loop holds tasks weakly: keep each until it is done
+        task.add_done_callback(self._answering.discard)
+
+    # -- rendering ---------------------------------------------------------------------------------
 
     async def render(
         self, item: Item, evaluate_js: str, options: dict[str, Any], timeout_s: float
@@ -508,25 +643,58 @@ class _Tab:
         stored = isinstance(item, StoredPage)
         url = item.url if isinstance(item, StoredPage) else item
         await self._set_offline(stored)
-        await self.context.clear_cookies()  # the previous page's cookies are not this page's
-        if urldefrag(self.page.url).url == urldefrag(url).url:
-            await self.page.goto("about:blank")  # else going there would only scroll to the fragment
+        # The previous page's cookies are not this page's.
+        await self.browser.session.send("Storage.clearCookies", {"browserContextId": self.context_id})
         await self._allow_scripts(self.javascript)
-        await self.page.goto(url, wait_until="domcontentloaded", timeout=timeout_s * 1000)
-        try:
-            await self.page.wait_for_load_state("load", timeout=LOAD_WAIT_S * 1000)
-        except Exception:
+        if not await self._load(url):
             # Still loading, most often a script that never settles: offline, an image error handler
             # that retries forever floods the page with events and starves the collector. Stop the
             # page's scripts and collect what is rendered.
             await self._allow_scripts(False)
-        answer = await self.page.evaluate(evaluate_js, options)
-        milliseconds, _, json_text = answer.partition(" ")
+        answer = await self.send(
+            "Runtime.evaluate",
+            {"expression": f"({evaluate_js})({json.dumps(options)})", "returnByValue": True},
+        )
+        if "exceptionDetails" in answer:
+            details = answer["exceptionDetails"]
+            raise RuntimeError(f"collect.js failed: {details.get('exception', {}).get('description') or details.get('text')}")
+        milliseconds, _, json_text = answer["result"]["value"].partition(" ")
         return json.loads(json_text), float(milliseconds)
+
+    async def _load(self, url: str) -> bool:
+        """Navigate the main frame, wait for DOMContentLoaded, then for ``load`` at most
+        :data:`LOAD_WAIT_S`; whether ``load`` came. Lifecycle events are matched to this document
+        (its loader id): the previous page's late events, or a navigation a script starts and we
+        answer with 204, are not mistaken for it."""
+        if urldefrag(await self._current_url()).url == urldefrag(url).url:
+            await self.send("Page.navigate", {"url": "about:blank"})  # else it would only scroll
+        self._lifecycle.clear()
+        navigated = await self.send("Page.navigate", {"url": url})
+        if navigated.get("errorText"):
+            raise RuntimeError(f"{navigated['errorText']} at {url}")
+        document = navigated.get("loaderId", "")
+        await self._lifecycle_event(document, "DOMContentLoaded")
+        try:
+            await asyncio.wait_for(self._lifecycle_event(document, "load"), LOAD_WAIT_S)
+            return True
+        except asyncio.TimeoutError:
+            return False
+
+    async def _current_url(self) -> str:
+        history = await self.send("Page.getNavigationHistory")
+        return str(history["entries"][history["currentIndex"]]["url"])
+
+    async def _lifecycle_event(self, document: str, name: str) -> None:
+        """Wait until the document reached ``name``, or stopped loading before it."""
+        while not self._lifecycle.get(document, set()) & {name, STOPPED_LOADING}:
+            if self._failure is not None:
+                raise RuntimeError(self._failure)
+            self._lifecycle_changed.clear()
+            await self._lifecycle_changed.wait()
 
     async def _allow_scripts(self, allowed: bool) -> None:
         if allowed != self.scripts_allowed:
-            await self.devtools.send("Emulation.setScriptExecutionDisabled", {"value": not allowed})
+            await self.send("Emulation.setScriptExecutionDisabled", {"value": not allowed})
             self.scripts_allowed = allowed
 
     async def _set_offline(self, offline: bool) -> None:
@@ -535,17 +703,16 @@ class _Tab:
         if offline == self.offline:
             return
         if offline:
-            await self.devtools.send("Network.setBlockedURLs", {"urls": ["*"]})
-            await self.devtools.send("Fetch.enable", {"patterns": [{"urlPattern": "*", "resourceType": "Document"}]})
+            await self.send("Fetch.enable", {"patterns": [{"urlPattern": "*", "resourceType": "Document"}]})
         else:
-            await self.devtools.send("Fetch.disable")
-            await self.devtools.send("Network.setBlockedURLs", {"urls": []})
+            await self.send("Fetch.disable")
         self.offline = offline
 
-    def _on_document_request(self, event: dict[str, Any]) -> None:
-        task = asyncio.ensure_future(self._answer_document_request(event))
-        self._answering.add(task)  # the loop holds tasks weakly: keep each until it is done
-        task.add_done_callback(self._answering.discard)
+    async def _dismiss_dialog(self) -> None:
+        try:
+            await self.send("Page.handleJavaScriptDialog", {"accept": False})
+        except Exception:
+            pass  # already closed, or the page is gone
 
     async def _answer_document_request(self, event: dict[str, Any]) -> None:
         """The first main-frame document gets the stored bytes; later main-frame navigations (scripts,
@@ -555,32 +722,43 @@ class _Tab:
         item = self.item
         try:
             if event.get("frameId") != self.main_frame_id or not isinstance(item, StoredPage):
-                await self.devtools.send("Fetch.failRequest", {"requestId": request_id, "errorReason": "BlockedByClient"})
+                await self.send("Fetch.failRequest", {"requestId": request_id, "errorReason": "BlockedByClient"})
             elif not self.served:
                 self.served = True
-                headers = [{"name": "Content-Type", "value": content_type_for(item.body, item.content_type)}]
-                await self.devtools.send(
+                headers = [
+                    {"name": "Content-Type", "value": content_type_for(item.body, item.content_type)},
+                    {"name": "Content-Security-Policy", "value": OFFLINE_POLICY},
+                ]
+                await self.send(
                     "Fetch.fulfillRequest",
                     {"requestId": request_id, "responseCode": 200, "responseHeaders": headers,
                      "body": base64.b64encode(item.body).decode("ascii")},
                 )
             else:
-                await self.devtools.send("Fetch.fulfillRequest", {"requestId": request_id, "responseCode": 204, "body": ""})
+                await self.send("Fetch.fulfillRequest", {"requestId": request_id, "responseCode": 204, "body": ""})
         except Exception:
             try:
-                await self.devtools.send("Fetch.failRequest", {"requestId": request_id, "errorReason": "Failed"})
+                await self.send("Fetch.failRequest", {"requestId": request_id, "errorReason": "Failed"})
             except Exception:
                 pass  # already answered, or the page is gone
 
     async def close(self) -> None:
-        closing = asyncio.ensure_future(self.context.close())
-        # A context of a crashed or closed browser cannot close: nothing is left to do, so its error
-        # is taken here (also when the wait below gave up on it).
-        closing.add_done_callback(lambda task: task.cancelled() or task.exception())
-        try:
-            await asyncio.wait_for(asyncio.shield(closing), CLOSE_TIMEOUT_S)
-        except Exception:
-            pass  # a hung context goes with the browser
+        self.browser.tabs.pop(self.session_id, None)
+        self.fail("the tab was closed")
+        await _dispose_context(self.browser, self.context_id)
+
+
+async def _dispose_context(browser: _Browser, context_id: str) -> None:
+    """Close a context and its page. A context whose renderer hangs must not hang the collector, and
+    one of a crashed or closed browser cannot close: nothing is left to do then."""
+    if not browser.is_connected():
+        return
+    closing = asyncio.ensure_future(browser.session.send("Target.disposeBrowserContext", {"browserContextId": context_id}))
+    closing.add_done_callback(lambda task: task.cancelled() or task.exception())
+    try:
+        await asyncio.wait_for(asyncio.shield(closing), CLOSE_TIMEOUT_S)
+    except Exception:
+        pass  # a hung context goes with the browser
 
 
 def collect_many(
