@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence, Union
 from urllib.parse import quote, urldefrag
 
-from .page import Page, PageError
+from .page import STYLE_PROPERTIES, Page, PageError
 
 #: Debian's Chromium (we never download Playwright's own browsers): its headless shell when installed
 #: (package chromium-headless-shell: the same engine without the full browser's hidden window, tab
@@ -125,6 +125,23 @@ class Outcome:
         return self.page if self.page is not None else self.error  # type: ignore[return-value]
 
 
+def expand_style_table(data: dict[str, Any]) -> dict[str, Any]:
+    """A page collected with collect.js' ``styleTable`` option in the plain format: each block's style
+    index replaced by its style (a dict of its own), ``styles`` dropped. Raises PageError."""
+    rows = data.pop("styles", None)
+    if rows is None:
+        return data
+    if not isinstance(rows, list) or not all(isinstance(row, list) and len(row) == len(STYLE_PROPERTIES) for row in rows):
+        raise PageError("styles", f"must be a list of {len(STYLE_PROPERTIES)}-value lists")
+    blocks = data.get("blocks")
+    for number, block in enumerate(blocks if isinstance(blocks, list) else ()):
+        index = block.get("style") if isinstance(block, dict) else None
+        if not isinstance(index, int) or not 0 <= index < len(rows):
+            raise PageError(f"blocks[{number}].style", "must be an index into styles")
+        block["style"] = dict(zip(STYLE_PROPERTIES, rows[index]))
+    return data
+
+
 def stored_url(url: str | None, site: str | None, page_id: str) -> str:
     """The URL to serve a stored page at: its own, or a stand-in on its site when it has none
     (``http://<site>/_sitewise/<id>``), so the page still belongs to the right site."""
@@ -192,7 +209,7 @@ class Collector:
             "const json = window.sitewiseCollectJSON(options);\n"
             "return (performance.now() - started).toFixed(1) + ' ' + json;\n}"
         )
-        self._options = {"collector": "playwright", "includeHtml": include_html}
+        self._options = {"collector": "playwright", "includeHtml": include_html, "styleTable": True}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._playwright: Any = None
@@ -659,7 +676,7 @@ class _Tab:
             details = answer["exceptionDetails"]
             raise RuntimeError(f"collect.js failed: {details.get('exception', {}).get('description') or details.get('text')}")
         milliseconds, _, json_text = answer["result"]["value"].partition(" ")
-        return json.loads(json_text), float(milliseconds)
+        return expand_style_table(json.loads(json_text)), float(milliseconds)
 
     async def _load(self, url: str) -> bool:
         """Navigate the main frame, wait for DOMContentLoaded, then for ``load`` at most

@@ -17,8 +17,9 @@ from sitewise.collect import (
     StoredPage,
     collect_js_source,
     content_type_for,
+    expand_style_table,
 )
-from sitewise.page import STYLE_PROPERTIES, Page
+from sitewise.page import STYLE_PROPERTIES, Page, PageError
 
 pytestmark = pytest.mark.browser
 
@@ -328,6 +329,7 @@ def test_collect_js_as_a_plain_script_adds_two_globals_and_changes_nothing():
             before = page.evaluate("() => [Object.keys(window), document.documentElement.outerHTML]")
             page.evaluate(collect_js_source())  # run as a script, the way the bookmarklet loads it
             collected = json.loads(page.evaluate("() => window.sitewiseCollectJSON({})"))
+            tabled = json.loads(page.evaluate("() => window.sitewiseCollectJSON({styleTable: true})"))
             after = page.evaluate("() => [Object.keys(window), document.documentElement.outerHTML]")
             mutations = page.evaluate("() => new Promise(done => setTimeout(() => done(window.__mutations), 50))")
         finally:
@@ -336,6 +338,17 @@ def test_collect_js_as_a_plain_script_adds_two_globals_and_changes_nothing():
     assert after[1] == before[1] and mutations == 0
     assert collected["collector"] == "bookmarklet"
     assert Page.from_dict({**collected, "url": "http://fixture.test/"}).blocks[0].text == "Intro text outro text"
+    # sitewise.collect asks for each distinct style once; expanded, it is the plain format again
+    assert len(tabled["styles"]) < len(tabled["blocks"]) and all(isinstance(b["style"], int) for b in tabled["blocks"])
+    assert expand_style_table(tabled)["blocks"] == collected["blocks"] and "styles" not in tabled
+
+
+def test_a_broken_style_table_is_an_invalid_page():
+    row = ["x"] * len(STYLE_PROPERTIES)
+    with pytest.raises(PageError, match=r"blocks\[1\]\.style"):
+        expand_style_table({"styles": [row], "blocks": [{"style": 0}, {"style": 1}]})
+    with pytest.raises(PageError, match="styles"):
+        expand_style_table({"styles": [row[1:]], "blocks": [{"style": 0}]})
 
 
 def test_noscript_content_shows_only_when_scripts_are_off(collector):
