@@ -16,7 +16,7 @@ import numpy as np
 from .tokenize import WORD, TokenSequence
 
 #: A line longer than this (words) is text, not a section heading.
-MAX_BOUNDARY_WORDS = 8
+MAX_BOUNDARY_WORDS = 16
 #: The score a boundary line's first token gets: far below anything a page's tokens can add up to, so
 #: the maximum run never spans it (finite, so sums stay ordinary numbers).
 BOUNDARY_SCORE = -1e6
@@ -28,6 +28,7 @@ CLOSING_LINE = re.compile(
     # comment threads
     rf"(?:{_COUNT}\s+)?(?:comments?|responses?|replies|reactions?|trackbacks?|pingbacks?|thoughts)"
     rf"(?:\s*\(?\s*{_COUNT}\s*\)?)?(?:\s+(?:to|on|for)\b.*)?"
+    rf"|{_COUNT}\s+(?:users?|people|readers)\s+(?:responded|commented|replied)\b.*"
     r"|(?:leave|post|add|write|submit|share)\s+(?:a|your)\s+(?:reply|comment|response|review|thoughts?)\b.*"
     r"|(?:join|start)\s+the\s+(?:discussion|conversation)"
     r"|(?:discussion|comments?)\s+(?:are|is)\s+closed"
@@ -43,7 +44,7 @@ CLOSING_LINE = re.compile(
     r"|also\s+on\s+\w+"
     r"|about\s+the\s+author"
     r"|share\s+this(?:\s+(?:story|article|post|page))?"
-    r")\s*[:.!?»›>]*$",
+    r")(?:\s*[:.!?»›>…])*$",
     re.IGNORECASE,
 )
 

@@ -27,6 +27,12 @@ MIN_HEADLINE_COVERAGE = 0.6
 MIN_HEADING_PRECISION = 0.6
 #: ... and they share at least this many words (one shared word is a site name or a section, not a story).
 MIN_SHARED_WORDS = 2
+#: A heading and headline that share at least this many words (3 matched wrongly on CleanEval dev) match
+#: when either one mostly holds the
+#: other (the heading adds a byline-length tail, or the ``og:title`` is a shortened headline) ...
+MIN_SHARED_WORDS_ONE_SIDED = 4
+#: ... that is, at least this share of the shorter one's words are in the longer one.
+MIN_ONE_SIDED_MATCH = 0.6
 #: Headings longer than this (words) are paragraphs, not headings.
 MAX_HEADING_WORDS = 40
 
@@ -63,7 +69,8 @@ def title_heading(root: etree._Element, headline: list[str]) -> etree._Element |
         shared = wanted.intersection(words)
         coverage = len(shared) / len(wanted)
         precision = sum(w in wanted for w in words) / len(words)
-        if (len(shared) >= MIN_SHARED_WORDS and coverage >= MIN_HEADLINE_COVERAGE
-                and precision >= MIN_HEADING_PRECISION and coverage > best_coverage):
+        matches = (coverage >= MIN_HEADLINE_COVERAGE and precision >= MIN_HEADING_PRECISION) or (
+            len(shared) >= MIN_SHARED_WORDS_ONE_SIDED and max(coverage, precision) >= MIN_ONE_SIDED_MATCH)
+        if len(shared) >= MIN_SHARED_WORDS and matches and coverage > best_coverage:
             best, best_coverage = element, coverage
     return best
