@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -64,10 +64,17 @@ class MSSResult:
     span: tuple[int, int] | None
     #: Sum of the token scores over the span (0.0 when nothing was found).
     score: float
-    #: The extracted block as an HTML fragment (normalised tags, words as written).
-    html: str = ""
     #: Why the page was judged to have no article ("" when it has one).
     reason: str = ""
+    #: The page's tokens, for :attr:`html` (made only when asked for: most callers want the text).
+    tokens: TokenSequence | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def html(self) -> str:
+        """The extracted block as an HTML fragment (normalised tags, words as written)."""
+        if self.tokens is None or self.span is None or not self.text:
+            return ""
+        return self.tokens.html(*self.span)
 
     @property
     def found(self) -> bool:
@@ -132,7 +139,7 @@ class MSS:
         if longest < self.min_paragraph_words and not titled:
             reason = f"no paragraph of {self.min_paragraph_words} words (longest: {longest})"
             return MSSResult("", (start, end), value, reason=reason)
-        return MSSResult(tokens.text(start, end, keep), (start, end), value, html=tokens.html(start, end))
+        return MSSResult(tokens.text(start, end, keep), (start, end), value, tokens=tokens)
 
     def _best_segment(self, scores: np.ndarray) -> Segment | None:
         if not self.lead_chunk:
@@ -172,11 +179,12 @@ def _words_outside(tokens: TokenSequence, start: int, end: int, element: int) ->
 
 def _longest_line(tokens: TokenSequence, start: int, end: int, keep: np.ndarray) -> int:
     """Words (not symbols; a CJK character counts as a word) in the longest kept line of the block."""
-    words = tokens.words
-    counted = [i for i in range(start, end) if keep[i] and words[i][:1].isalnum()]
-    if not counted:
+    candidates = np.flatnonzero(keep[start:end] & (tokens.kinds[start:end] == WORD)) + start
+    if not candidates.size:
         return 0
-    return int(np.bincount(tokens.lines[counted]).max())
+    words = tokens.words
+    counted = candidates[np.fromiter((words[i][0].isalnum() for i in candidates.tolist()), bool, candidates.size)]
+    return int(np.bincount(tokens.lines[counted]).max()) if counted.size else 0
 
 
 def cut_at_hr(tokens: TokenSequence, start: int, end: int) -> int:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import math
 import zlib
+from operator import itemgetter
 from dataclasses import dataclass
 from typing import Iterable, Protocol, Sequence
 
@@ -111,32 +112,41 @@ class LineScorer:
         if not len(tokens):
             return np.zeros(0)
         word_scores = np.array([self.BOILERPLATE_WORD, self.SHORT_WORD, self.PROSE_WORD])
-        inline = np.fromiter((t in INLINE_TAGS for t in tokens.tags), bool, len(tokens))
+        inline = np.fromiter(map(INLINE_TAGS.__contains__, tokens.tags), bool, len(tokens))
         return np.where(tokens.kinds == WORD, word_scores[self.line_classes(tokens)[tokens.lines]],
                         np.where(inline, self.INLINE_TAG, self.BLOCK_TAG))
 
     def line_classes(self, tokens: TokenSequence) -> np.ndarray:
-        """:data:`BOILERPLATE`, :data:`SHORT` or :data:`PROSE` per line (index: line number)."""
-        kinds, lines = tokens.kinds, tokens.lines
-        is_word = kinds == WORD
+        """:data:`BOILERPLATE`, :data:`SHORT` or :data:`PROSE` per line (index: line number); computed
+        once per token sequence (the supervised scorer asks twice: as a feature and for its score)."""
+        key = ("line_classes", self.SHORT_LINE_CHARS, self.MIN_STOP_WORD_SHARE, self.MAX_LINK_SHARE,
+               self.MIN_PAGE_STOP_WORD_SHARE)
+        found = tokens.memo.get(key)
+        if found is None:
+            found = tokens.memo[key] = self._line_classes(tokens)
+        return found
+
+    def _line_classes(self, tokens: TokenSequence) -> np.ndarray:
+        lines = tokens.lines
         line_count = int(lines.max()) + 1 if len(tokens) else 1
-        words = tokens.words
-        word_index = np.flatnonzero(is_word)
+        word_index = np.flatnonzero(tokens.kinds == WORD)
         word_lines = lines[word_index]
-        # characters per word token, plus one for the space after it
-        chars = np.fromiter((len(words[i]) + 1 for i in word_index.tolist()), np.float64, word_index.size)
+        words = [tokens.words[i] for i in word_index.tolist()]
+        # C-level maps over the words: this runs on every page
+        chars = np.fromiter(map(len, words), np.float64, len(words)) + 1  # with the space after it
         line_chars = np.bincount(word_lines, weights=chars, minlength=line_count)
         in_link = tokens.links[word_index]
         link_share = np.bincount(word_lines[in_link], weights=chars[in_link], minlength=line_count) / np.maximum(line_chars, 1)
-        stop = _stop_word_mask(tokens, word_index)
-        alphabetic = np.fromiter((words[i][:1].isalnum() for i in word_index.tolist()), bool, word_index.size)
+        alphabetic = np.fromiter(map(str.isalnum, map(itemgetter(0), words)), bool, len(words))
         line_words = np.bincount(word_lines[alphabetic], minlength=line_count)
-        if stop is not None and stop.sum() >= self.MIN_PAGE_STOP_WORD_SHARE * max(alphabetic.sum(), 1):
+        stop_list = _stop_words(base_language(tokens.lang or None))
+        stop = np.fromiter(map(stop_list.__contains__, map(str.lower, words)), bool, len(words))
+        if stop_list and stop.sum() >= self.MIN_PAGE_STOP_WORD_SHARE * max(alphabetic.sum(), 1):
             stop_share = np.bincount(word_lines[stop], minlength=line_count) / np.maximum(line_words, 1)
             prose = stop_share >= self.MIN_STOP_WORD_SHARE
-        else:
+        else:  # no list for the language, or not the page's language: judge by length and links
             prose = np.ones(line_count, dtype=bool)
-        copyright_sign = np.fromiter((words[i] == "©" for i in word_index.tolist()), bool, word_index.size)
+        copyright_sign = np.fromiter(map("©".__eq__, words), bool, len(words))
         copyright_lines = np.bincount(word_lines[copyright_sign], minlength=line_count) > 0
         short = line_chars < self.SHORT_LINE_CHARS
         classes = np.where(prose, PROSE, BOILERPLATE)
@@ -158,18 +168,9 @@ INLINE_TAGS = frozenset(
 )
 
 
-def _stop_word_mask(tokens: TokenSequence, word_index: np.ndarray) -> np.ndarray | None:
-    """Which word tokens are stop words of the page's language (English when it declares none), or None
-    when there is no list for it."""
-    words = _stop_words(base_language(tokens.lang or None))
-    if not words:
-        return None
-    text = tokens.words
-    return np.fromiter((text[i].lower() in words for i in word_index.tolist()), bool, word_index.size)
-
-
 @functools.lru_cache(maxsize=16)
 def _stop_words(lang: str) -> frozenset[str]:
+    """Stop words of a language (English when the page declares none; empty when there is no list)."""
     return stop_words(lang)
 
 

@@ -113,6 +113,8 @@ class TokenSequence:
     #: Index of the OPEN token of the element given to :func:`tokenize` as ``anchor`` (the heading that
     #: repeats the page title), or -1.
     anchor: int = -1
+    #: Values derived from the tokens, computed once (e.g. the line scorer's line classes).
+    memo: dict = field(default_factory=dict, repr=False, compare=False)
     _features: list[str] | None = field(default=None, repr=False)
     _surfaces: list[str] | None = field(default=None, repr=False)
 
@@ -185,7 +187,8 @@ def _join(words: list[str]) -> str:
     out = [words[0]]
     for prev, word in zip(words, words[1:]):
         if not (word in _NO_SPACE_BEFORE or prev in _NO_SPACE_AFTER or prev == "-" or word == "-"
-                or (_UNSPACED_CHAR.fullmatch(prev) and _UNSPACED_CHAR.fullmatch(word))):
+                or (len(prev) == 1 and len(word) == 1 and _UNSPACED_CHAR.fullmatch(prev)
+                    and _UNSPACED_CHAR.fullmatch(word))):
             out.append(" ")
         out.append(word)
     return "".join(out)
