@@ -569,8 +569,9 @@ class _Tab:
         #: Lifecycle events seen per document (loader id) of the main frame, and a wake-up for waiters.
         self._lifecycle: dict[str, set[str]] = {}
         self._lifecycle_changed = asyncio.Event()
-        #: The main frame's current document (loader id).
+        #: The main frame's current document (loader id) and its URL.
         self._document = ""
+        self._url = "about:blank"
         self._failure: str | None = None
         self._answering: set[asyncio.Future[None]] = set()
 
@@ -635,6 +636,7 @@ class _Tab:
             self._note_lifecycle(params.get("loaderId", ""), params.get("name", ""))
         elif method == "Page.frameNavigated" and params.get("frame", {}).get("id") == self.main_frame_id:
             self._document = params["frame"].get("loaderId", "")
+            self._url = params["frame"].get("url", "")  # without its fragment
         elif method == "Page.frameStoppedLoading" and params.get("frameId") == self.main_frame_id:
             # Also when a script's navigation (answered with 204) cut the document's lifecycle short:
             # Chromium then reports neither its DOMContentLoaded nor its load.
@@ -696,7 +698,7 @@ class _Tab:
         :data:`LOAD_WAIT_S`; whether ``load`` came. Lifecycle events are matched to this document
         (its loader id): the previous page's late events, or a navigation a script starts and we
         answer with 204, are not mistaken for it."""
-        if urldefrag(await self._current_url()).url == urldefrag(url).url:
+        if self._url == urldefrag(url).url:
             await self.send("Page.navigate", {"url": "about:blank"})  # else it would only scroll
         self._lifecycle.clear()
         navigated = await self.send("Page.navigate", {"url": url})
@@ -709,10 +711,6 @@ class _Tab:
             return True
         except asyncio.TimeoutError:
             return False
-
-    async def _current_url(self) -> str:
-        history = await self.send("Page.getNavigationHistory")
-        return str(history["entries"][history["currentIndex"]]["url"])
 
     async def _lifecycle_event(self, document: str, name: str) -> None:
         """Wait until the document reached ``name``, or stopped loading before it."""
