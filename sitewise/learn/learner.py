@@ -164,7 +164,7 @@ class SiteLearner:
             include, exclude = _enforce_feedback(pages, records, selection, induced.include, induced.exclude, feedback)
             template, agreement, texts = _measure(f"t{number}", pages, records, selection, include, exclude)
             if agreement < MIN_TEMPLATE_AGREEMENT and not marked:
-                log.info("template t%d (%d pages): rules reproduce the article on its own pages at F1 %.2f only: "
+                log.debug("template t%d (%d pages): rules reproduce the article on its own pages at F1 %.2f only: "
                          "dropped", number, len(group.pages), agreement)
                 unlearned.extend(group.pages)
                 continue
@@ -372,7 +372,7 @@ def _choose_matches(
         later = set().union(*(set(reports[j].pages) for j in order[position + 1:]))
         match, foreign = choose_match(index, path_pages, set(reports[i].pages), later, regions[i], templates[i]["include"][0])
         if foreign:
-            log.info("template %s (%d pages) cannot be told from later ones: dropped", templates[i]["name"], len(reports[i].pages))
+            log.debug("template %s (%d pages) cannot be told from later ones: dropped", templates[i]["name"], len(reports[i].pages))
             dropped.extend(reports[i].pages)
             continue
         templates[i]["match"], reports[i].foreign_matches = match, foreign
