@@ -33,9 +33,10 @@ HEALTHCHECK --interval=10s --timeout=5s --start-period=20s --retries=3 \
 
 FROM app AS collector
 USER root
-# Debian's own chromium (Playwright drives it through executable_path; `playwright install` is never run).
+# Debian's own chromium (Playwright drives it through executable_path; `playwright install` is never run),
+# and its headless shell, which the collector prefers (the same engine, a third less CPU per page).
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends chromium fonts-liberation fonts-noto-core \
+    && apt-get install -y --no-install-recommends chromium chromium-headless-shell fonts-liberation fonts-noto-core \
     && rm -rf /var/lib/apt/lists/*
 USER sitewise
 HEALTHCHECK NONE
