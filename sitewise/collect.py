@@ -1,15 +1,17 @@
 """Render pages in headless Chromium and record them with ``bookmarklet/collect.js``.
 
-One :class:`Collector` owns one Chromium, driven by Playwright's async API on an event loop in a
+One :class:`Collector` owns one Chromium, launched by Playwright's async API on an event loop in a
 background thread; its methods are plain blocking calls, usable from any thread. Several pages render
-at once, each worker in a tab (browser context) of its own that it reuses, and each page has a time
-limit: a page that fails or hangs becomes a :class:`CollectError` while the rest go on.
+at once, each worker in a tab (browser context) of its own that it reuses and drives over the DevTools
+protocol, and each page has a time limit: a page that fails or hangs becomes a :class:`CollectError`
+while the rest go on.
 
 A *stored* page (bytes saved earlier) is served at its own URL with no network: the main document
-request is answered with the stored bytes, every other request is refused inside Chromium, so
-``location``, relative links and the site are those of the original page. Page scripts run (as in the
-reader's browser); a script or meta refresh that navigates away is answered with 204 No Content, which
-keeps the stored page, and dialogs are dismissed (Playwright's default).
+request is answered with the stored bytes and a content security policy under which the page refuses
+every other request itself, so ``location``, relative links and the site are those of the original
+page. Page scripts run (as in the reader's browser); a script or meta refresh that navigates away is
+answered with 204 No Content, which keeps the stored page, and dialogs are dismissed. Stored pages are
+laid out but never drawn.
 
 Rendered stored pages can be cached on disk (``cache_dir``), keyed by everything that shapes the
 result: the collector source, URL, bytes, content type, viewport and options.
@@ -71,9 +73,10 @@ CHROMIUM_ARGS = (
 DRAWS_NO_FRAMES_OFFLINE = True
 #: A common laptop window: wide enough for desktop layouts (sidebars beside the article).
 DEFAULT_VIEWPORT = (1280, 900)
-#: Pages rendered at once: one per core (at least two, so one page's waits overlap another's work).
-#: On 2 cores, 4 workers were no faster than 2 and doubled each page's latency (docs/bench-collect.md).
-DEFAULT_WORKERS = max(2, os.cpu_count() or 1)
+#: Pages rendered at once: one per core and one more, whose work fills the cores while the others wait
+#: on DevTools round trips (on 2 cores, 3 workers collected dragnet 40% faster than 2 at the same
+#: latency per page; docs/bench-collect.md).
+DEFAULT_WORKERS = (os.cpu_count() or 1) + 1
 #: Whole-page limit (navigation, load, collection). Stored pages usually take well under a second.
 DEFAULT_TIMEOUT_S = 30.0
 #: After DOMContentLoaded, wait at most this long for ``load``: stored pages' subresources are refused,
@@ -410,7 +413,7 @@ class Collector:
                 tab = None
             if tab is None:
                 tab = await asyncio.wait_for(self._open_tab(offline), timeout_s)
-            data, collect_ms = await asyncio.wait_for(tab.render(item, self._evaluate_js, self._options, timeout_s), timeout_s)
+            data, collect_ms = await asyncio.wait_for(tab.render(item, self._evaluate_js, self._options), timeout_s)
             return Outcome(Page.from_dict(data), None, time.perf_counter() - started, collect_ms), tab
         except asyncio.TimeoutError:
             message = f"timed out after {timeout_s:g}s"
@@ -592,6 +595,7 @@ class _Tab:
             browser.tabs[tab.session_id] = tab
             tree = await tab.send("Page.getFrameTree")
             tab.main_frame_id = tree["frameTree"]["frame"]["id"]
+            await tab.send("Inspector.enable")  # for Inspector.targetCrashed
             await tab.send("Page.enable")
             await tab.send("Page.setLifecycleEventsEnabled", {"enabled": True})
             width, height = viewport
@@ -668,9 +672,7 @@ class _Tab:
 
     # -- rendering ---------------------------------------------------------------------------------
 
-    async def render(
-        self, item: Item, evaluate_js: str, options: dict[str, Any], timeout_s: float
-    ) -> tuple[dict[str, Any], float]:
+    async def render(self, item: Item, evaluate_js: str, options: dict[str, Any]) -> tuple[dict[str, Any], float]:
         """Load the item, let it settle briefly, and run the collector: (page dict, collect.js ms)."""
         self.uses += 1
         self.item, self.served = item, False

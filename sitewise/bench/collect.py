@@ -109,7 +109,9 @@ class ProcessTreeCPU:
             pid = waiting.pop()
             waiting.extend(children.get(pid, ()))
             if pid in times:
-                kind = self._last[pid][0] if pid in self._last else _process_kind(pid)
+                known = self._last.get(pid, ("other", 0.0))[0]
+                # A process just forked, or exiting, has no command line of its own yet (or any more).
+                kind = known if known != "other" else _process_kind(pid)
                 readings[pid] = (kind, times[pid])
         return readings
 
@@ -275,7 +277,7 @@ def _report(args: argparse.Namespace, runs: Sequence[Run], load_before: tuple, l
         f"`{command}` — {datetime.now(timezone.utc).strftime('%Y-%m-%d %H:%M UTC')}",
         "",
         "Stored pages rendered offline in one headless Chromium (Debian's), every request but the page "
-        "itself aborted, collected with `bookmarklet/collect.js` and validated as sitewise pages; no render "
+        "itself refused, laid out but not drawn, collected with `bookmarklet/collect.js` and validated as sitewise pages; no render "
         "cache. *pages/s* is the batch's pages over its wall time (browser start excluded); *ms/page* is each "
         "page's own wall time (tab, navigation, load, collection, validation; several run at once); "
         "*collect.js* is the collector's own time inside the page; *CPU ms/page* is the CPU time of the whole "
@@ -307,7 +309,7 @@ def _report(args: argparse.Namespace, runs: Sequence[Run], load_before: tuple, l
         f"({best.workers} workers); best projected for idle cores: "
         f"{(os.cpu_count() or 1) * 1000 / best_projected.cpu_ms_per_page:.1f} pages/s ({best_projected.workers} workers).",
         "",
-        "CPU ms/page by process: *renderer* lays out and paints the page and runs its scripts and collect.js, "
+        "CPU ms/page by process: *renderer* parses, styles and lays out the page and runs its scripts and collect.js, "
         "*browser* is Chromium's main process (navigation, DevTools), *python* this process (the collector's "
         "event loop, JSON, validation, scoring), *driver* Playwright's node process, *gpu* Chromium's "
         "compositor process.",
