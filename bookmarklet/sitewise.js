@@ -10,8 +10,9 @@
  *   2. upload     POST /api/pages (gzip when the browser can), no cookies (credentials: "omit").
  *   3. rules      GET /rules/<site>. When the site is learned, pick the template whose `match` selector
  *                 is on this page and select the blocks inside an `include` selector but not inside an
- *                 `exclude` one (docs/rules.md). Otherwise (or when no template matches) POST
- *                 /api/extract with the page and highlight the blocks the server returns (MSS).
+ *                 `exclude` one, a passage repeated word for word once (docs/rules.md). Otherwise (or
+ *                 when no template matches) POST /api/extract with the page and highlight the blocks the
+ *                 server returns (MSS).
  *   4. show       outline the article blocks (inline styles, restored on close) and open a panel in a
  *                 shadow root (page CSS cannot reach it): method, pages learned from, highlight toggle,
  *                 copy text, report a wrong or missing block (POST /api/feedback).
@@ -45,6 +46,12 @@
   var PANEL_Z_INDEX = "2147483647";
   // The rule set format this script applies (docs/rules.md).
   var RULES_FORMAT = 1;
+  // A selected passage the page repeats word for word is shown once when it has at least this many
+  // words: sitewise.learn.rules.MIN_REPEAT_WORDS, so the highlight is what apply_rules gives.
+  var MIN_REPEAT_WORDS = 4;
+  // Whitespace as Python's \s and str.strip see it (apply_rules compares passages with these spaces
+  // collapsed): JavaScript's \s lacks U+001C-U+001F and U+0085 and has U+FEFF.
+  var PYTHON_SPACES = /[\t-\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+/g;
 
   var collectorGlobals = ["sitewiseCollect", "sitewiseCollectJSON"];
   var restores = [];          // undo functions, run in reverse on close
@@ -137,14 +144,14 @@
   // Rules (docs/rules.md, the same semantics as sitewise.learn.rules.apply_rules on collected blocks):
   // the first template whose match selectors each select at least one block applies; a block is
   // article when its element or an ancestor matches an include selector and none matches an exclude
-  // one. The result counts only when its word count is in the template's usual range; otherwise the
-  // server decides (MSS).
+  // one; a passage repeated word for word is kept once (dropRepeats). The result counts only when its
+  // word count is in the template's usual range; otherwise the server decides (MSS).
   function articleByRules(rules) {
     if (rules.format !== RULES_FORMAT) return null;  // a format this script does not know: the server decides
     try {
       var template = chooseTemplate(rules.templates || []);
       if (!template) return null;
-      var chosen = selectBlocks(template.include, template.exclude || []);
+      var chosen = dropRepeats(selectBlocks(template.include, template.exclude || []));
       var words = countWords(chosen.map(function (i) { return page.blocks[i].text; }).join("\n"));
       var range = template.words || [0, Infinity];
       if (!chosen.length || words < range[0] || words > range[1]) return null;
@@ -176,6 +183,20 @@
       if (element && element.closest(includeList) && !(excludeList && element.closest(excludeList))) chosen.push(i);
     }
     return chosen;
+  }
+
+  // sitewise.learn.rules.drop_repeats on block indices: a block whose text repeats an earlier chosen
+  // block's word for word (case and spacing aside) and has at least MIN_REPEAT_WORDS words is left out,
+  // so a page carrying its article twice (a teaser copy above the full text) shows it once.
+  function dropRepeats(chosen) {
+    var seen = new Set();
+    return chosen.filter(function (index) {
+      var key = page.blocks[index].text.replace(PYTHON_SPACES, " ").replace(/^ | $/g, "").toLowerCase();
+      if (countWords(key) < MIN_REPEAT_WORDS) return true;
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    });
   }
 
   // Words as rule sets count them: Python's \w+ runs (letters and digits of any script, and "_").

@@ -14,6 +14,7 @@ from bookmarklet_support import (
 )
 from server import create_app
 from server_support import settings_for
+from sitewise.learn.rules import apply_rules, count_words
 from sitewise.sample_site import SampleSite
 from sitewise.store import Store
 
@@ -305,3 +306,57 @@ def test_an_unreachable_api_is_said_in_the_panel(tab, server, store, sample_site
     assert "could not be reached" in state["error"] and "Content-Security-Policy" not in state["error"]
     assert "could not be reached" in panel_text(tab)
     assert store.sites() == []
+
+
+TEASER = "The cranes are back in the harbour after the winter repairs, and the first ship docks on Monday."
+CAPTION = "Photo courtesy of the harbour museum"
+#: A paywalled page's hidden teaser copy (shown: this page has no CSS to hide it) above the full text,
+#: the same caption under two pictures (in other case and spacing) and a short line said twice.
+REPEATS_PAGE = f"""<!DOCTYPE html><html lang="en"><head><title>Cranes return to the harbour</title></head><body>
+<nav><a href="/">Home</a> <a href="/port">Port</a></nav>
+<main><h1>Cranes return to the harbour</h1>
+<div class="teaser"><p>{TEASER}</p></div>
+<div class="story"><p>{TEASER.upper()}</p>
+<p>Dock workers cheered.</p><p>Dock workers cheered.</p>
+<figure><figcaption>{CAPTION}</figcaption></figure>
+<p>The harbour master said the two cranes were overhauled in the dry dock and will lift until the autumn storms.</p>
+<figure><figcaption>{CAPTION.replace(" the ", "  THE ")}</figcaption></figure>
+<p>Traders hope the spring season makes up for a winter of ships turned away to the next port.</p></div></main>
+<footer>Harbour Gazette, all rights reserved.</footer></body></html>"""
+#: What the highlight shows: each passage of four or more words once, where it first appears.
+REPEATS_SHOWN = [
+    "Cranes return to the harbour", TEASER, "Dock workers cheered.", "Dock workers cheered.", CAPTION,
+    "The harbour master said the two cranes were overhauled in the dry dock and will lift until the autumn storms.",
+    "Traders hope the spring season makes up for a winter of ships turned away to the next port.",
+]
+
+
+@pytest.fixture(scope="module")
+def repeats_pages():
+    with serve_html({"/cranes": ("", REPEATS_PAGE)}) as base_url:
+        yield base_url
+
+
+@pytest.mark.parametrize("words_range", ["wide", "exactly the article"])
+def test_rules_highlight_a_repeated_passage_once_as_apply_rules_does(tab, server, store, repeats_pages, words_range):
+    """The bookmarklet's highlight (and word count) is apply_rules' text for the same page and rules:
+    a passage repeated word for word (>= 4 words) is given once. With a range that fits only the text
+    without repeats, counting them would have sent the page to the server to decide."""
+    words = count_words("\n".join(REPEATS_SHOWN))
+    store.put_rules("127.0.0.1", {
+        "format": 1, "site": "127.0.0.1", "pages_learned": 3, "confidence": 0.9,
+        "templates": [{"name": "story", "match": ["div.story"], "include": ["main"], "exclude": [],
+                       "words": [1, 1000] if words_range == "wide" else [words, words]}],
+    })
+    asked = []
+    tab.on("request", lambda request: asked.append(request.url))
+    tab.goto(repeats_pages + "/cranes")
+    state = click_bookmarklet(tab, server)
+    assert state["method"] == "rules" and state["template"] == "story", state
+    assert not any("/api/extract" in url for url in asked), "the bookmarklet did not apply the rules itself"
+
+    found = apply_rules(store.rules("127.0.0.1"), page=next(store.pages("127.0.0.1")))
+    assert found.confident and found.words == words
+    assert found.text.splitlines() == REPEATS_SHOWN
+    assert highlighted(tab) == found.text.splitlines()
+    assert f"{words} words in {len(REPEATS_SHOWN)} blocks highlighted" in panel_text(tab)
