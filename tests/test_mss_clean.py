@@ -28,7 +28,8 @@ def test_aside_nav_and_suspicious_names_are_dropped_unless_they_say_content():
 
 def test_figure_and_furniture_rules_are_optional():
     html = "<body><figure><figcaption>caption</figcaption></figure><form>search</form><p>text</p></body>"
-    assert words_after(html) == ["caption", "search", "text"]
+    assert words_after(html) == ["caption", "text"]  # furniture is on by default, figures are kept
+    assert words_after(html, CleanOptions(furniture=False)) == ["caption", "search", "text"]
     assert words_after(html, CleanOptions(figure=True, furniture=True)) == ["text"]
 
 

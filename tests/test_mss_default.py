@@ -128,3 +128,15 @@ def test_a_short_post_under_its_title_beats_a_longer_blurb_elsewhere():
     anchored = MSS().extract(html)
     assert anchored.found and "walkers first" in anchored.text and "monument" not in anchored.text
     assert "monument" in MSS(title_anchor=False).extract(html).text
+
+
+def test_without_a_model_the_mss_extractor_uses_the_line_scorer(tmp_path, monkeypatch):
+    from sitewise.extractors import get_extractor
+    from sitewise.mss.extractor import load_scorer
+
+    monkeypatch.setenv("SITEWISE_DATA_DIR", str(tmp_path))
+    monkeypatch.delenv("SITEWISE_MSS_MODEL", raising=False)
+    assert isinstance(load_scorer(), LineScorer)
+    extractor = get_extractor("mss", title_anchor="no", boundaries="off")
+    assert isinstance(extractor.pipeline.scorer, LineScorer)
+    assert not extractor.pipeline.title_anchor and not extractor.pipeline.boundaries

@@ -1,8 +1,10 @@
 """Maximum Subsequence Segmentation end to end: HTML in, article text (or nothing) out.
 
-Phases of :meth:`MSS.extract`, in order: parse → clean the DOM → tokenize → score tokens → find the
-best run (optionally with a lead chunk just before it) → optionally cut it at its first ``<hr>`` →
-prune the block → decide whether it is an article → text. :func:`extract_mss` is the one-call entry point the rest of sitewise
+Phases of :meth:`MSS.extract`, in order: parse (and read the headline) → clean the DOM → find the
+heading that repeats the headline → tokenize → score tokens → make closing lines ("Leave a Reply",
+"Related Posts") impassable → find the best run (optionally with a lead chunk just before it) → prefer
+the best run through the title heading when the best run misses it → optionally cut it at its first
+``<hr>`` → prune the block → decide whether it is an article → text. :func:`extract_mss` is the one-call entry point the rest of sitewise
 uses; :class:`BaselineMSS` and :class:`SupervisedMSS` are the registered extractors
 (``mss-baseline`` and ``mss``).
 """
@@ -202,7 +204,7 @@ def extract_mss(html: str | bytes, model: Scorer | str | Path | None = None) -> 
     """The article of one page by MSS, or an empty result when it has none.
 
     ``model``: a scorer, a model file, or None for the configured model (``SITEWISE_MSS_MODEL``, else
-    ``<data_dir>/mss-model.json.gz``, else the shipped one), falling back to the baseline scorer.
+    ``<data_dir>/mss-model.json.gz``, else the shipped one), falling back to the line scorer.
     """
     scorer = model if hasattr(model, "score") else load_scorer(model)  # type: ignore[arg-type]
     return _pipeline(scorer).extract(html)
@@ -214,13 +216,14 @@ def _pipeline(scorer: Scorer) -> MSS:
 
 
 def load_scorer(path: str | Path | None = None) -> Scorer:
-    """The Naive Bayes scorer from ``path`` (or the configured/shipped model), else the baseline."""
+    """The Naive Bayes scorer from ``path`` (or the configured/shipped model), else the hand-set line
+    scorer (the out-of-the-box default: no model ships)."""
     from .model import resolve_model_path
 
     resolved = resolve_model_path(path)
     if resolved is None:
-        log.info("no MSS model found; using the baseline scorer")
-        return BaselineScorer()
+        log.info("no MSS model found; using the line scorer")
+        return LineScorer()
     return _load_cached(str(resolved), resolved.stat().st_mtime_ns)
 
 
@@ -269,8 +272,8 @@ class BaselineMSS(_MSSExtractor):
 
 
 class SupervisedMSS(_MSSExtractor):
-    """MSS with the Naive Bayes scorer from ``model`` (or the configured model; the baseline scorer when
-    no model is available anywhere)."""
+    """MSS with the Naive Bayes scorer from ``model`` (or the configured model; the line scorer when no
+    model is available anywhere)."""
 
     name = "mss"
 
@@ -282,14 +285,15 @@ def _pipeline_options(options: dict[str, Any]) -> dict[str, Any]:
     """Extractor options (strings from the command line) → :class:`MSS` keyword arguments."""
     clean_changes = {k[len("clean_"):]: _flag(v) for k, v in options.items() if k.startswith("clean_")}
     rest = {k: v for k, v in options.items() if not k.startswith("clean_")}
-    unknown = set(rest) - {"hr", "lead_chunk", "min_paragraph_words"}
+    unknown = set(rest) - {"hr", "lead_chunk", "min_paragraph_words", "title_anchor", "boundaries"}
     if unknown:
         raise ValueError(f"unknown MSS option(s): {', '.join(sorted(unknown))}")
     out: dict[str, Any] = {"clean": CleanOptions().with_changes(**clean_changes)}
     if "hr" in rest:
         out["hr"] = str(rest["hr"])
-    if "lead_chunk" in rest:
-        out["lead_chunk"] = _flag(rest["lead_chunk"])
+    for flag in ("lead_chunk", "title_anchor", "boundaries"):
+        if flag in rest:
+            out[flag] = _flag(rest[flag])
     if "min_paragraph_words" in rest:
         out["min_paragraph_words"] = int(rest["min_paragraph_words"])
     return out

@@ -6,7 +6,7 @@ model of a few hundred thousand trigrams loads in milliseconds and stays a few M
 
 Look-up order (:func:`resolve_model_path`): an explicit path, else ``SITEWISE_MSS_MODEL``, else
 ``<data_dir>/mss-model.json.gz`` (where ``sitewise train-mss`` and self-training write by default), else
-the model shipped in ``sitewise/models/``, else none (the extractor falls back to the baseline scorer).
+the model shipped in ``sitewise/models/``, else none (the extractor falls back to the hand-set line scorer).
 """
 from __future__ import annotations
 
@@ -129,7 +129,7 @@ def configured_model_path() -> Path:
 
 def resolve_model_path(path: str | Path | None = None) -> Path | None:
     """The model file to use: ``path`` if given (it must exist), else the configured one if it exists,
-    else the shipped one if any, else None (use the baseline scorer)."""
+    else the shipped one if any, else None (use the line scorer)."""
     if path:
         path = Path(path)
         if not path.is_file():

@@ -74,7 +74,7 @@ class LineScorer:
     A line is *prose* when enough of its words are stop words (function words: sentences have them,
     menus and headline lists do not), *short* when it is too short to judge and has no link (a heading,
     a byline, a date: kept when prose surrounds them), and *boilerplate* otherwise — or whenever most of
-    its text is link text or it carries a copyright sign. Words score by their line's class; tags cost
+    its text is link text or it carries a copyright notice. Words score by their line's class; tags cost
     a little, inline tags (links and emphasis inside a sentence) less than block tags, so a run of
     paragraphs survives the markup between them but a run of boilerplate lines does not.
 
@@ -100,6 +100,11 @@ class LineScorer:
     SHORT_LINE_CHARS = 70
     #: A line with at least this share of stop words is prose (jusText's stopwords_low).
     MIN_STOP_WORD_SHARE = 0.30
+    #: A line of at least this many characters (jusText's length_high) is prose with fewer stop words:
+    #: a long unlinked block is rarely boilerplate (terse, noun-heavy prose; lists of names) ...
+    LONG_LINE_CHARS = 200
+    #: ... down to this share.
+    MIN_STOP_WORD_SHARE_LONG = 0.15
     #: A line with more than this share of its characters in link text is boilerplate (a menu, a list of
     #: related links), whatever its words.
     MAX_LINK_SHARE = 0.5
@@ -120,7 +125,7 @@ class LineScorer:
         """:data:`BOILERPLATE`, :data:`SHORT` or :data:`PROSE` per line (index: line number); computed
         once per token sequence (the supervised scorer asks twice: as a feature and for its score)."""
         key = ("line_classes", self.SHORT_LINE_CHARS, self.MIN_STOP_WORD_SHARE, self.MAX_LINK_SHARE,
-               self.MIN_PAGE_STOP_WORD_SHARE)
+               self.MIN_PAGE_STOP_WORD_SHARE, self.LONG_LINE_CHARS, self.MIN_STOP_WORD_SHARE_LONG)
         found = tokens.memo.get(key)
         if found is None:
             found = tokens.memo[key] = self._line_classes(tokens)
@@ -143,12 +148,16 @@ class LineScorer:
         stop = np.fromiter(map(stop_list.__contains__, map(str.lower, words)), bool, len(words))
         if stop_list and stop.sum() >= self.MIN_PAGE_STOP_WORD_SHARE * max(alphabetic.sum(), 1):
             stop_share = np.bincount(word_lines[stop], minlength=line_count) / np.maximum(line_words, 1)
-            prose = stop_share >= self.MIN_STOP_WORD_SHARE
+            prose = (stop_share >= self.MIN_STOP_WORD_SHARE) | (
+                (line_chars >= self.LONG_LINE_CHARS) & (stop_share >= self.MIN_STOP_WORD_SHARE_LONG))
         else:  # no list for the language, or not the page's language: judge by length and links
             prose = np.ones(line_count, dtype=bool)
-        copyright_sign = np.fromiter(map("©".__eq__, words), bool, len(words))
-        copyright_lines = np.bincount(word_lines[copyright_sign], minlength=line_count) > 0
         short = line_chars < self.SHORT_LINE_CHARS
+        # a © anywhere, or the word "copyright" in a short line: the page's legal footer
+        copyright_sign = np.fromiter(map("©".__eq__, words), bool, len(words))
+        copyright_word = np.fromiter(map("copyright".__eq__, map(str.lower, words)), bool, len(words))
+        copyright_lines = (np.bincount(word_lines[copyright_sign], minlength=line_count) > 0) | (
+            short & (np.bincount(word_lines[copyright_word], minlength=line_count) > 0))
         classes = np.where(prose, PROSE, BOILERPLATE)
         classes[short] = np.where(link_share[short] > 0, BOILERPLATE, SHORT)
         classes[(link_share > self.MAX_LINK_SHARE) | copyright_lines] = BOILERPLATE
