@@ -20,6 +20,7 @@ import functools
 import gc
 import logging
 import math
+import operator
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -40,6 +41,7 @@ from .templates import MIN_TEMPLATE_PAGES, choose_match, group_templates
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+_PAGE = operator.attrgetter("page")
 
 #: A template whose rules reproduce the learner's own article selection on its own training pages
 #: worse than this (mean word F1) is dropped, its pages left to the fallback: rules that cannot select
@@ -235,23 +237,17 @@ def _path_weights(
     """Positive and negative weight of each distinct path on the template's pages; every page's article
     weighs 1 in total, so long articles do not drown short ones (a page without article text weighs 1
     in total, all negative)."""
-    members = set(selection.pages)
-    positive_total: dict[int, float] = defaultdict(float)
-    page_total: dict[int, float] = defaultdict(float)
-    for n, record in enumerate(records):
-        if record.page in members:
-            page_total[record.page] += selection.weight[n]
-            if selection.article[n]:
-                positive_total[record.page] += selection.weight[n]
-    positive, negative = np.zeros(count), np.zeros(count)
-    for n, record in enumerate(records):
-        if record.page not in members:
-            continue
-        share = selection.weight[n] / max(positive_total[record.page] or page_total[record.page], 1.0)
-        if selection.article[n]:
-            positive[path_of[n]] += share
-        else:
-            negative[path_of[n]] += share
+    # Whole-array sums (np.bincount adds in record order, as a loop would): this sees every block.
+    page_of = np.fromiter(map(_PAGE, records), dtype=np.int64, count=len(records))
+    numbers = np.flatnonzero(np.isin(page_of, selection.pages))
+    pages, weights, article = page_of[numbers], selection.weight[numbers], selection.article[numbers].astype(bool)
+    size = int(page_of.max()) + 1 if len(page_of) else 0
+    page_total = np.bincount(pages, weights=weights, minlength=size)
+    positive_total = np.bincount(pages[article], weights=weights[article], minlength=size)
+    share = weights / np.maximum(np.where(positive_total != 0, positive_total, page_total), 1.0)[pages]
+    paths = np.asarray(path_of, dtype=np.int64)[numbers]
+    positive = np.bincount(paths[article], weights=share[article], minlength=count)
+    negative = np.bincount(paths[~article], weights=share[~article], minlength=count)
     return positive, negative
 
 
@@ -318,16 +314,16 @@ def _measure(
     exclude: list[str],
 ) -> tuple[dict[str, Any], float, dict[int, str]]:
     """The template's JSON (without match), its agreement with the selection and the reference texts."""
-    by_page: dict[int, list[int]] = defaultdict(list)
-    for n, record in enumerate(records):
-        by_page[record.page].append(n)
+    article_of_page: dict[int, list[int]] = defaultdict(list)
+    for n in np.flatnonzero(selection.article).tolist():
+        article_of_page[records[n].page].append(n)
     words, scores, references = [], [], {}
     matcher = RuleMatcher(include, exclude)
     for page in selection.pages:
         blocks = pages[page].blocks
         chosen = matcher.select(blocks)
         text = "\n".join(blocks[i].text for i in chosen)
-        reference = "\n".join(records[n].text for n in by_page[page] if selection.article[n])
+        reference = "\n".join(records[n].text for n in article_of_page[page])
         references[page] = reference
         words.append(count_words(text))
         scores.append(word_prf(text, reference).f1)

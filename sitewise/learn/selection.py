@@ -101,19 +101,21 @@ def select_article(
     for number, record in enumerate(records):
         if record.page in members:
             by_page[record.page].append(number)
+    # Python numbers, not numpy scalars, in the per-block loops below (same values, a fraction of the cost).
+    label_of, repeat_of = labels.tolist(), site.repeat.tolist()
 
     regions = {}
     for page in template_pages:
-        seed_records = [records[n] for n in by_page[page] if labels[n] == seed]
+        seed_records = [records[n] for n in by_page[page] if label_of[n] == seed]
         regions[page] = find_region(seed_records) if seed_records else ()
 
     inside_chars: Counter = Counter()
     all_chars: Counter = Counter()
     for page in template_pages:
         for n in by_page[page]:
-            all_chars[labels[n]] += records[n].chars
+            all_chars[label_of[n]] += records[n].chars
             if _inside(records[n], regions[page]):
-                inside_chars[labels[n]] += records[n].chars
+                inside_chars[label_of[n]] += records[n].chars
     accepted = {seed}
     for label, chars in inside_chars.items():
         cluster = stats.get(int(label))
@@ -132,11 +134,11 @@ def select_article(
             record = records[n]
             weight[n] = record.chars
             article[n] = (
-                labels[n] in accepted
+                label_of[n] in accepted
                 and _inside(record, region)
                 and not _named_non_article(record, region)
-                and (labels[n] == seed or record.block.link_density <= MAX_LINK_DENSITY)
-                and site.repeat[n] <= MAX_REPEAT
+                and (label_of[n] == seed or record.block.link_density <= MAX_LINK_DENSITY)
+                and repeat_of[n] <= MAX_REPEAT
             )
         if headline:
             _mark_headline(pages[page], records, by_page[page], labels, seed, site, article)
