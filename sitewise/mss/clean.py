@@ -27,13 +27,14 @@ class CleanOptions:
     article_body: bool = False
     #: Drop elements hidden by the ``hidden`` attribute, ``aria-hidden`` or inline display/visibility.
     hidden: bool = True
-    #: Drop ``<aside>`` and ``<nav>`` elements.
+    #: Drop ``<aside>``, ``<nav>`` and ``<footer>`` elements (a short unlinked footer line otherwise joins
+    #: the article under the line scorer).
     aside_nav: bool = True
     #: Drop ``<figure>`` elements (captions and credits).
     figure: bool = False
-    #: Drop ``<form>``, ``<button>`` and ``<footer>``-like page furniture found by tag (on since the line
-    #: scorer: a short unlinked footer line otherwise joins the article; dragnet train +0.002).
-    furniture: bool = True
+    #: Drop ``<form>`` and ``<button>`` page furniture found by tag (off: ASP.NET pages wrap the whole page
+    #: in a form; l3s-gn1 lost 0.010).
+    furniture: bool = False
     #: Drop elements whose id/class names navigation, sidebars, sharing, comments, ...
     suspicious_names: bool = True
     #: After extraction: drop the words inside ``<iframe>`` and ``<table>`` in the block.
@@ -80,7 +81,7 @@ COMMENT_NAME = re.compile(r"comment|disqus", re.IGNORECASE)
 #: An articleBody element with fewer words than this is a teaser, not the article.
 MIN_ARTICLE_BODY_WORDS = 50
 
-_FURNITURE_TAGS = ("form", "button", "footer")
+_FURNITURE_TAGS = ("form", "button")
 
 
 def clean_dom(root: etree._Element, options: CleanOptions = CleanOptions()) -> etree._Element:
@@ -94,7 +95,7 @@ def clean_dom(root: etree._Element, options: CleanOptions = CleanOptions()) -> e
     if options.hidden:
         doomed += _hidden(root)
     if options.aside_nav:
-        doomed += root.iter("aside", "nav")
+        doomed += root.iter("aside", "nav", "footer")
     if options.figure:
         doomed += root.iter("figure")
     if options.furniture:
