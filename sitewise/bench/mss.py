@@ -6,11 +6,14 @@ pages marked ``truth_mismatch`` are left out. Unless ``--model`` is given, the s
 trained on dragnet's ``official_split: train`` pages (never on a scored page) into a temporary file.
 
 Systems, each run on every page before the next page is read (so machine load hits all alike):
-``trafilatura`` (``extract(html, include_comments=False)``), ``mss-baseline (paper)`` (−3.25/+1, no
-clean-up, the paper's block), ``mss-baseline`` (with sitewise's clean-up) and ``mss`` (the supervised
-scorer with clean-up). ``--ablations`` adds one row per clean-up rule switched, the ``<hr>`` cut, the
-lead chunk, the paper's plain Naive Bayes (trigram + most-recent-unclosed tag, uncalibrated, no bias)
-and a sweep of the bias. Times are CPU milliseconds of this process per page (wall-clock alongside), on
+``trafilatura`` (``extract(html, include_comments=False)``), with ``--readability`` also
+``readability-lxml`` (the other peer to beat), ``mss-baseline (paper)`` (−3.25/+1, no clean-up, title
+anchor or closing lines: the paper's block), ``mss-baseline`` (the paper's scorer in sitewise's
+pipeline), ``mss, no model`` (the hand-set line scorer: what users get out of the box, no model ships)
+and ``mss`` (the supervised scorer). ``--ablations`` adds one row per clean-up rule switched, the title
+anchor and closing lines off (with and without a model), the model without the added line scorer, the
+``<hr>`` cut, the lead chunk, the paper's plain Naive Bayes (trigram + most-recent-unclosed tag,
+uncalibrated, no bias, no line scorer) and a sweep of the bias. Times are CPU milliseconds of this process per page (wall-clock alongside), on
 a shared machine.
 """
 from __future__ import annotations
