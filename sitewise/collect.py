@@ -214,8 +214,11 @@ class Collector:
         self._source = collect_js_source()
         # Evaluated as a function: defines the collector in the page, runs it, and returns
         # "<milliseconds> <page JSON>" (one string crosses the wire far faster than an object tree).
+        # The page's style and layout are brought up to date before the clock starts: a stored page
+        # is never drawn, so nothing has laid it out yet, while in a reader's browser it has been.
         self._evaluate_js = (
             "(options) => {\n" + self._source + "\n"
+            "document.documentElement.getBoundingClientRect();\n"
             "const started = performance.now();\n"
             "const json = window.sitewiseCollectJSON(options);\n"
             "return (performance.now() - started).toFixed(1) + ' ' + json;\n}"
