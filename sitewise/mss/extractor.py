@@ -222,9 +222,15 @@ def load_scorer(path: str | Path | None = None) -> Scorer:
 
     resolved = resolve_model_path(path)
     if resolved is None:
-        log.info("no MSS model found; using the line scorer")
-        return LineScorer()
+        return _line_scorer()
     return _load_cached(str(resolved), resolved.stat().st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=1)
+def _line_scorer() -> Scorer:
+    # One per process: said once, and the pipeline built on it is cached like a model's.
+    log.info("no MSS model found; using the line scorer")
+    return LineScorer()
 
 
 @functools.lru_cache(maxsize=4)
