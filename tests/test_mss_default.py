@@ -7,7 +7,7 @@ from sitewise.mss import MSS
 from sitewise.mss.boundaries import closing_lines
 from sitewise.mss.scorers import BOILERPLATE, PROSE, SHORT, BaselineScorer, LineScorer
 from sitewise.mss.search import best_run_through, max_subsequence
-from sitewise.mss.title import page_headline, title_heading
+from sitewise.mss.title import headline_alternatives, page_headline, title_heading
 from sitewise.mss.tokenize import parse_html, tokenize
 
 PROSE_LINE = ("The council said on Monday that the new bridge would be open to walkers and cyclists by the end "
@@ -128,6 +128,41 @@ def test_a_short_post_under_its_title_beats_a_longer_blurb_elsewhere():
     anchored = MSS().extract(html)
     assert anchored.found and "walkers first" in anchored.text and "monument" not in anchored.text
     assert "monument" in MSS(title_anchor=False).extract(html).text
+
+
+def test_a_picture_post_is_its_title_heading_alone():
+    html = ("<html lang='en'><head><title>Bridge at dawn | Blog</title></head><body>"
+            f"{MENU * 10}<h2 class='entry-title'>Bridge at dawn</h2><p><img src='bridge.jpg'></p></body></html>")
+    assert MSS().extract(html).text.strip() == "Bridge at dawn"
+    assert not MSS(title_anchor=False).extract(html).found
+
+
+def test_an_archive_heading_above_links_is_not_an_article():
+    months = "".join(f"<p><a href='/2006/{m}'>{m} 2006</a></p>" for m in ("Dec", "Nov", "Oct", "Sep", "Aug", "Jul",
+                                                                              "Jun", "May", "Apr", "Mar", "Feb", "Jan"))
+    html = ("<html lang='en'><head><title>Parenting Blog Archive</title></head><body>"
+            f"{MENU * 10}<h2>Parenting Blog Archive</h2>{months}<p><img src='logo.png'></p></body></html>")
+    assert not MSS().extract(html).found
+
+
+def test_a_short_story_title_beside_a_longer_site_name_anchors_the_run():
+    root = parse_html("<html><head><title>Almost There - Hacker Monthly Blog</title></head><body></body></html>")
+    assert page_headline(root) == ["hacker", "monthly", "blog"]
+    assert headline_alternatives(root) == [["almost", "there"]]
+    colon = parse_html("<html><head><title>Schneier on Security: New SSL Vulnerability</title></head></html>")
+    assert headline_alternatives(colon) == [["schneier", "on", "security"], ["new", "ssl", "vulnerability"]]
+    html = ("<html lang='en'><head><title>Almost There - Hacker Monthly Blog</title></head><body>"
+            f"<div class='about'><p>{PROSE_LINE}</p></div>{MENU * 10}"
+            "<h2>Almost There</h2><p>By Lim, 28 May 2010: the last issue is at the printer.</p></body></html>")
+    result = MSS().extract(html)
+    assert "last issue" in result.text and "monument" not in result.text
+
+
+def test_a_site_name_found_through_another_title_part_is_not_an_article_alone():
+    html = ("<html lang='en'><head><title>Daily Paper - Archive of all posts by month</title></head><body>"
+            f"<h1><a href='/'>Daily Paper</a></h1>{MENU * 10}</body></html>")
+    result = MSS().extract(html)
+    assert not result.found and "no paragraph" in result.reason
 
 
 def test_without_a_model_the_mss_extractor_uses_the_line_scorer(tmp_path, monkeypatch):

@@ -14,6 +14,9 @@ from lxml import etree
 _WORD = re.compile(r"\w+")
 #: What separates the headline from the site's name in a ``<title>``: "Story | Site", "Site - Story".
 _TITLE_SEPARATOR = re.compile(r"\s+[|\-–—:»·•/]+\s+|\s*::\s*|\s+\|\s*|\s*\|\s+")
+#: Fallback separators, tried only when the headline matches no heading: also "Site: Story" (a colon
+#: too often belongs to the headline itself, "Review: ...", to split on it first).
+_LOOSE_SEPARATOR = re.compile(_TITLE_SEPARATOR.pattern + r"|:\s+")
 
 #: Elements that can hold the headline: headings, and elements named as a title or headline (many blogs
 #: put the post title in a ``<div class="post-title">``).
@@ -52,6 +55,16 @@ def page_headline(root: etree._Element) -> list[str]:
     for title in root.iter("title"):
         parts = [_words(part) for part in _TITLE_SEPARATOR.split(title.text or "")]
         return max(parts, key=len, default=[])
+    return []
+
+
+def headline_alternatives(root: etree._Element) -> list[list[str]]:
+    """Other parts of ``<title>`` to look for when :func:`page_headline` matches no heading: a short
+    story title beside a longer site name ("Almost There - Hacker Monthly Blog"), "Site: Story"."""
+    headline = page_headline(root)
+    for title in root.iter("title"):
+        parts = sorted((_words(part) for part in _LOOSE_SEPARATOR.split(title.text or "")), key=len, reverse=True)
+        return [part for part in parts if len(part) >= MIN_SHARED_WORDS and part != headline]
     return []
 
 
