@@ -31,8 +31,8 @@ MIN_HEADING_PRECISION = 0.6
 #: ... and they share at least this many words (one shared word is a site name or a section, not a story).
 MIN_SHARED_WORDS = 2
 #: A heading and headline that share at least this many words (3 matched wrongly on CleanEval dev) match
-#: when either one mostly holds the
-#: other (the heading adds a byline-length tail, or the ``og:title`` is a shortened headline) ...
+#: when either one mostly holds the other (the heading adds a byline-length tail, or the ``og:title`` is
+#: a shortened headline) ...
 MIN_SHARED_WORDS_ONE_SIDED = 4
 #: ... that is, at least this share of the shorter one's words are in the longer one.
 MIN_ONE_SIDED_MATCH = 0.6
