@@ -236,20 +236,33 @@ def _result(
 # -- the whole run ----------------------------------------------------------------------------------
 
 
+def _fields_match(entry: Entry, where: dict[str, str]) -> bool:
+    """The manifest record has each field at the given value (compared as text: ``subset=dev``)."""
+    return all(str(entry.raw.get(name)) == value for name, value in where.items())
+
+
+
 def evaluate(
     manifest: str | Path,
     extractor_name: str,
     *,
     only_split: str | None = None,
+    where: dict[str, str] | None = None,
     limit: int | None = None,
     workers: int = 2,
     cache_dir: Path | None = DEFAULT_RENDER_CACHE,
     progress: bool = True,
     options: dict[str, Any] | None = None,
 ) -> EvalResult:
-    """Run one extractor over a manifest and score it (nothing is written; see :func:`write_outputs`)."""
+    """Run one extractor over a manifest and score it (nothing is written; see :func:`write_outputs`).
+
+    ``where`` keeps only pages whose manifest fields have these values (``{"official_split": "train"}``);
+    a per-site learner's ``split: train`` pages are kept for training whatever it says."""
     prototype = get_extractor(extractor_name, **(options or {}))
-    entries = read_manifest(manifest)
+    entries = [
+        entry for entry in read_manifest(manifest)
+        if _fields_match(entry, where or {}) or (prototype.per_site and entry.split == "train")
+    ]
     scored, training = select_entries(entries, per_site=prototype.per_site, only_split=only_split, limit=limit)
     log.info("%s: %d pages to score, %d training pages", extractor_name, len(scored), len(training))
     documents, errors = load_documents(

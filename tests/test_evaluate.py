@@ -53,6 +53,20 @@ def test_per_site_learners_fit_on_train_and_score_test(tmp_path, sample_site, re
     assert result.summary().pages == 2
 
 
+def test_where_selects_pages_by_any_manifest_field_and_keeps_training_pages(tmp_path, sample_site, remember_extractor):
+    articles = [sample_site.pages[p] for p in sample_site.article_paths[:4]]
+    manifest = write_manifest(tmp_path, "gazette.test", [(articles[0], "train"), (articles[1], "test"),
+                                                         (articles[2], "test"), (articles[3], "test")])
+    lines = [json.loads(line) for line in manifest.read_text().splitlines()]
+    for line, subset in zip(lines, ["dev", "dev", "final", "dev"]):
+        line["subset"] = subset
+    manifest.write_text("\n".join(json.dumps(line) for line in lines))
+    result = evaluate(manifest, "remember", where={"subset": "dev"}, progress=False)
+    assert [p.id for p in result.pages] == ["sample/1", "sample/3"]
+    assert all(p.text == "sample/0" for p in result.pages)  # the training page stays, whatever its subset
+    assert evaluate(manifest, "remember", where={"subset": "none"}, progress=False).pages == []
+
+
 def test_reports_are_written(tmp_path, sample_site, remember_extractor):
     articles = [sample_site.pages[p] for p in sample_site.article_paths[:2]]
     manifest = write_manifest(tmp_path, "gazette.test", [(articles[0], "train"), (articles[1], "test")])

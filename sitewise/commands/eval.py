@@ -17,6 +17,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--extractor", required=True, help="all-text, rules, mss, mss-baseline, sitewise")
     parser.add_argument("--out", required=True, type=Path, help="folder for predictions.jsonl and report.md")
     parser.add_argument("--only-split", choices=("train", "test"), help="score only pages of this per-site split")
+    parser.add_argument(
+        "--where", action="append", default=[], metavar="FIELD=VALUE",
+        help="score only pages whose manifest field has this value, e.g. official_split=train or subset=dev "
+        "(repeatable: all must hold)",
+    )
     parser.add_argument("--limit", type=int, help="score at most N pages (whole sites for per-site learners)")
     parser.add_argument("--workers", type=int, default=2, help="parallel pages while rendering (default 2)")
     parser.add_argument("--no-cache", action="store_true", help="re-render pages instead of using the render cache")
@@ -27,10 +32,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..evaluate import DEFAULT_RENDER_CACHE, evaluate, write_outputs
 
+    where = {}
+    for condition in args.where:
+        name, equals, value = condition.partition("=")
+        if not equals or not name:
+            raise SystemExit(f"sitewise eval: --where takes FIELD=VALUE, not {condition!r}")
+        where[name] = value
     result = evaluate(
         args.manifest,
         args.extractor,
         only_split=args.only_split,
+        where=where,
         limit=args.limit,
         workers=args.workers,
         cache_dir=None if args.no_cache else DEFAULT_RENDER_CACHE,
