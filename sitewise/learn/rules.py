@@ -256,9 +256,8 @@ def _apply_to_blocks(templates: Sequence[dict[str, Any]], blocks: Sequence[Block
     template = choose_template_for_blocks(templates, blocks)
     if template is None:
         return Extraction("", None, False, "no template matched")
-    chosen = [blocks[i] for i in select_blocks(blocks, template["include"], template.get("exclude", []))]
-    kept = set(map(id, drop_repeats(chosen, lambda block: block.text)))
-    chosen = [block for block in chosen if id(block) in kept]
+    selected = [blocks[i] for i in select_blocks(blocks, template["include"], template.get("exclude", []))]
+    chosen = drop_repeats(selected, lambda block: block.text)
     text = "\n".join(b.text for b in chosen)
     confident, reason = _judge(template, text, bool(chosen))
     return Extraction(text, template["name"], confident, reason, blocks=chosen)

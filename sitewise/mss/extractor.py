@@ -122,7 +122,7 @@ class MSS:
         if root is None:
             return tokenize(None), False
         headline = page_headline(root) if self.title_anchor else []
-        alternatives = headline_alternatives(root) if self.title_anchor else []
+        alternatives = headline_alternatives(root, headline) if self.title_anchor else []
         cleaned = clean_dom(root, self.clean)
         heading = title_heading(cleaned, headline) if headline else None
         if heading is not None or not alternatives:

@@ -13,7 +13,6 @@ array of codes and their log-likelihood ratios, so scoring a page is one ``searc
 """
 from __future__ import annotations
 
-import functools
 import math
 import zlib
 from operator import itemgetter
@@ -22,7 +21,7 @@ from typing import Iterable, Protocol, Sequence
 
 import numpy as np
 
-from ..text import base_language, stop_words
+from ..text import stop_words
 from .tokenize import WORD, TokenSequence, tag_token
 
 #: The paper's tag score: tuned on its news evaluation set; F1 stayed above 90% from −4.99 to −2.14.
@@ -144,7 +143,7 @@ class LineScorer:
         link_share = np.bincount(word_lines[in_link], weights=chars[in_link], minlength=line_count) / np.maximum(line_chars, 1)
         alphabetic = np.fromiter(map(str.isalnum, map(itemgetter(0), words)), bool, len(words))
         line_words = np.bincount(word_lines[alphabetic], minlength=line_count)
-        stop_list = _stop_words(base_language(tokens.lang or None))
+        stop_list = stop_words(tokens.lang or None)  # English when the page declares none
         stop = np.fromiter(map(stop_list.__contains__, map(str.lower, words)), bool, len(words))
         if stop_list and stop.sum() >= self.MIN_PAGE_STOP_WORD_SHARE * max(alphabetic.sum(), 1):
             stop_share = np.bincount(word_lines[stop], minlength=line_count) / np.maximum(line_words, 1)
@@ -175,12 +174,6 @@ INLINE_TAGS = frozenset(
     "a abbr b bdi bdo big cite code del dfn em font i ins kbd label mark q s samp small span strike "
     "strong sub sup time tt u var".split()
 )
-
-
-@functools.lru_cache(maxsize=16)
-def _stop_words(lang: str) -> frozenset[str]:
-    """Stop words of a language (English when the page declares none; empty when there is no list)."""
-    return stop_words(lang)
 
 
 # -- features ---------------------------------------------------------------------------------------

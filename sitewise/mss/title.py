@@ -58,10 +58,12 @@ def page_headline(root: etree._Element) -> list[str]:
     return []
 
 
-def headline_alternatives(root: etree._Element) -> list[list[str]]:
-    """Other parts of ``<title>`` to look for when :func:`page_headline` matches no heading: a short
-    story title beside a longer site name ("Almost There - Hacker Monthly Blog"), "Site: Story"."""
-    headline = page_headline(root)
+def headline_alternatives(root: etree._Element, headline: list[str] | None = None) -> list[list[str]]:
+    """Other parts of ``<title>`` than the headline (:func:`page_headline`, read again unless given) to
+    look for when it matches no heading: a short story title beside a longer site name ("Almost There -
+    Hacker Monthly Blog"), "Site: Story"."""
+    if headline is None:
+        headline = page_headline(root)
     for title in root.iter("title"):
         parts = sorted((_words(part) for part in _LOOSE_SEPARATOR.split(title.text or "")), key=len, reverse=True)
         return [part for part in parts if len(part) >= MIN_SHARED_WORDS and part != headline]
