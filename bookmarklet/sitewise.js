@@ -144,14 +144,15 @@
   // Rules (docs/rules.md, the same semantics as sitewise.learn.rules.apply_rules on collected blocks):
   // the first template whose match selectors each select at least one block applies; a block is
   // article when its element or an ancestor matches an include selector and none matches an exclude
-  // one; a passage repeated word for word is kept once (dropRepeats). The result counts only when its
+  // one, or when it matches a heading selector (headline, byline, date line: even inside an exclude);
+  // a passage repeated word for word is kept once (dropRepeats). The result counts only when its
   // word count is in the template's usual range; otherwise the server decides (MSS).
   function articleByRules(rules) {
     if (rules.format !== RULES_FORMAT) return null;  // a format this script does not know: the server decides
     try {
       var template = chooseTemplate(rules.templates || []);
       if (!template) return null;
-      var chosen = dropRepeats(selectBlocks(template.include, template.exclude || []));
+      var chosen = dropRepeats(union(selectBlocks(template.include, template.exclude || []), selectBlocks(template.heading || [], [])));
       var words = countWords(chosen.map(function (i) { return page.blocks[i].text; }).join("\n"));
       var range = template.words || [0, Infinity];
       if (!chosen.length || words < range[0] || words > range[1]) return null;
@@ -183,6 +184,12 @@
       if (element && element.closest(includeList) && !(excludeList && element.closest(excludeList))) chosen.push(i);
     }
     return chosen;
+  }
+
+  // Two sorted lists of block indices as one, in document order.
+  function union(first, second) {
+    var all = new Set(first.concat(second));
+    return Array.from(all).sort(function (a, b) { return a - b; });
   }
 
   // sitewise.learn.rules.drop_repeats on block indices: a block whose text repeats an earlier chosen

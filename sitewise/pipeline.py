@@ -33,6 +33,9 @@ class Article:
 
     method: str
     text: str
+    #: The text without the article's heading (headline, byline, date line) when the rules tell the
+    #: two apart; the whole text otherwise.
+    body: str = ""
     site: str | None = None
     blocks: list[int] | None = None
     rule_version: int | None = None
@@ -86,6 +89,7 @@ def _by_rules(rules: dict[str, Any], page: Page | None, html: str | None) -> Art
     article = Article(
         method="rules",
         text=found.text,
+        body=found.body,
         site=rules.get("site"),
         rule_version=rules.get("version"),
         template=found.template,
@@ -93,7 +97,7 @@ def _by_rules(rules: dict[str, Any], page: Page | None, html: str | None) -> Art
         reason="ok" if found.confident else found.reason,
     )
     if template is not None:
-        article.selectors = {"include": list(template.get("include", [])), "exclude": list(template.get("exclude", []))}
+        article.selectors = {key: list(template.get(key, [])) for key in ("include", "exclude", "heading")}
     if page is not None and page.blocks:
         chosen = {id(block) for block in found.blocks}
         article.blocks = [i for i, block in enumerate(page.blocks) if id(block) in chosen]
@@ -105,7 +109,7 @@ def _by_mss(page: Page | None, html: str | None, model: Any) -> Article:
 
     source = html or (page.html if page is not None else None) or rebuild_html(page)
     result = extract_mss(source, model)
-    article = Article(method="mss", text=result.text, span=list(result.span) if result.span else None, reason=result.reason)
+    article = Article(method="mss", text=result.text, body=result.text, span=list(result.span) if result.span else None, reason=result.reason)
     if page is not None:
         article.site = page.site
         article.blocks = blocks_in_text(page.blocks, result.text)
@@ -178,8 +182,12 @@ class SitewiseExtractor:
     needs_page = True
     per_site = True
 
-    def __init__(self, mss_model: str | None = None) -> None:
+    def __init__(self, mss_model: str | None = None, part: str = "article") -> None:
+        from .learn.extractor import check_part
+
         self.mss_model = mss_model
+        #: "article", or "body": the rules' body without the heading (MSS gives one text either way).
+        self.part = check_part(part)
         self.rules_: dict[str, Any] | None = None
 
     def fit(self, documents: Sequence[Document]) -> "SitewiseExtractor":
@@ -194,7 +202,7 @@ class SitewiseExtractor:
         info = {"method": article.method}
         if article.fallback_reason and article.method == "mss":
             info["why"] = article.fallback_reason
-        return article.text, info
+        return article.body if self.part == "body" else article.text, info
 
     def extract(self, document: Document) -> str:
         return self.extract_detailed(document)[0]

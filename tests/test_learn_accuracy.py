@@ -229,7 +229,7 @@ def test_rules_that_cannot_reproduce_the_article_are_not_kept(monkeypatch):
     applied, confidently wrong on every page; such a template is now dropped (its pages fall back)."""
     import sitewise.learn.learner as learner_module
 
-    captioned = [(url, html.replace("<font>", f"<font><div class='cap'>Pictured: {STORIES[n][0].lower()}</div>"))
+    captioned = [(url, html.replace("</font>", f"<div class='cap'>Pictured: {STORIES[n][0].lower()}</div></font>"))
                  for n, (url, html, _) in enumerate(map(table_page, range(3)))]
     pages = [static_page(url, html) for url, html in captioned]
     # Without tag chains the table layout's body cannot be selected by any rule, only its caption.

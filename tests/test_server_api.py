@@ -402,7 +402,7 @@ def test_extract_uses_the_rules_of_a_learned_site(client, store):
     body = client.post("/api/extract", json={"page": story_page()}).get_json()
     assert body["method"] == "rules" and body["rule_version"] == 1 and body["template"] == "story"
     assert body["blocks"] == [2, 3, 4, 5]
-    assert body["selectors"] == {"include": ["article.story"], "exclude": ["h1"]}
+    assert body["selectors"] == {"include": ["article.story"], "exclude": ["h1"], "heading": []}
     assert body["pages_learned_from"] == 4
 
 

@@ -16,6 +16,16 @@ from ..extractors import Document, Extractor, get_extractor
 from .learner import LearnError, SiteLearner
 from .rules import apply_rules
 
+#: What of a page's article an extractor returns: all of it, or the body without its heading.
+PARTS = ("article", "body")
+
+
+def check_part(part: str) -> str:
+    """``part`` when it is one of :data:`PARTS`; a ValueError naming them otherwise."""
+    if part not in PARTS:
+        raise ValueError(f"part must be one of {', '.join(PARTS)}, not {part!r}")
+    return part
+
 log = logging.getLogger(__name__)
 
 
@@ -26,11 +36,13 @@ class RulesExtractor:
     needs_page = True
     per_site = True
 
-    def __init__(self, fallback: str | None = None, headline: bool = True) -> None:
+    def __init__(self, fallback: str | None = None, headline: bool = True, part: str = "article") -> None:
         #: Registered extractor used when the rules are not confident (e.g. "mss"); None keeps the
         #: rules' own (possibly empty) text.
         self.fallback = fallback
         self.headline = headline
+        #: "article" (heading and body) or "body" (without the heading: see sitewise.learn.rules).
+        self.part = check_part(part)
         self.learner_: SiteLearner | None = None
         self._fallback: Extractor | None = None
 
@@ -53,7 +65,7 @@ class RulesExtractor:
         found = apply_rules(self.learner_.rules_, page=document.page, html=document.html)
         info: dict[str, Any] = {"template": found.template or "", "reason": found.reason}
         if found.confident:
-            return found.text, {**info, "method": "rules"}
+            return found.body if self.part == "body" else found.text, {**info, "method": "rules"}
         method = "no-template" if found.template is None else "unconfident"
         return self._fall_back(document, found.text, {**info, "method": method})
 

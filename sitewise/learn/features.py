@@ -102,12 +102,14 @@ NUMERIC_NAMES = tuple(NUMERIC_WEIGHTS)
 _QUANTA = tuple(QUANTUM[n] for n in NUMERIC_NAMES)
 
 
-#: Words in class/id names of non-article parts (whole words of a name split at -, _ and case changes).
+#: Words in class/id names of non-article parts (whole words of a name split at -, _ and case changes);
+#: "bio" and "profile" name the author's box (a portrait and a biography), not the article.
 NON_ARTICLE_WORDS = frozenset(
     "comment comments share sharing social related recommended recommendations promo promos promoted advert "
     "advertisement advertising ad ads sponsor sponsored newsletter subscribe subscription signup popular "
     "trending outbrain taboola disqus breadcrumb breadcrumbs toolbar pagination pager tags tagcloud widget "
-    "sidebar footer nav navigation menu masthead livefyre respond reply replies trackback trackbacks".split()
+    "sidebar footer nav navigation menu masthead livefyre respond reply replies trackback trackbacks "
+    "bio profile".split()
 )
 _NAME_PARTS = re.compile(r"[-_\s]+|(?<=[a-z])(?=[A-Z])")
 #: How many steps (the block and its nearest ancestors) are looked at for non-article names.
@@ -117,9 +119,13 @@ NAMED_STEPS = 5
 @functools.lru_cache(maxsize=65536)
 def non_article_name(step: Step) -> bool:
     """True when the element's id or a class names a non-article part (comments, share bar, ad, …)."""
+    return names_any(step, NON_ARTICLE_WORDS)
+
+
+def names_any(step: Step, words: frozenset[str]) -> bool:
+    """True when a whole word of the element's id or of one of its classes is one of ``words``."""
     for name in ([step.id] if step.id else []) + sorted(step.classes):
-        parts = {p.lower() for p in _NAME_PARTS.split(name) if p}
-        if parts & NON_ARTICLE_WORDS:
+        if not words.isdisjoint(part.lower() for part in _NAME_PARTS.split(name) if part):
             return True
     return False
 

@@ -33,7 +33,7 @@ from ..page import Page
 from .cluster import cluster_blocks
 from .consolidate import PathIndex, induce, step_selectors
 from .features import BlockRecord, describe_blocks
-from .rules import RULES_FORMAT, Extraction, RuleMatcher, apply_rules, count_words, now_iso, select_blocks
+from .rules import RULES_FORMAT, BlockMatcher, Extraction, TemplateMatcher, apply_rules, count_words, now_iso, select_blocks
 from .scoring import analyse_text
 from .selection import Selection, apply_feedback, select_article
 from .selectors import Step
@@ -61,6 +61,9 @@ WORDS_LOW_FACTOR = 0.2
 WORDS_LOW_CAP = 25
 WORDS_HIGH_FACTOR = 10.0
 WORDS_HIGH_SLACK = 200
+#: Heading selectors are kept only when they pick out the heading of the training pages at least this
+#: well (weighted F1, each page's heading weighing 1): below it they would add a site's boilerplate.
+MIN_HEADING_F1 = 0.5
 
 
 class LearnError(ValueError):
@@ -158,13 +161,14 @@ class SiteLearner:
                 pages, records, labels, text, group.stats, group.seed, group.pages, headline=self.headline
             )
             marked = apply_feedback(pages, records, selection, feedback)
-            positive, negative = _path_weights(records, path_of, len(paths), selection)
+            positive, negative = _path_weights(records, path_of, len(paths), selection, selection.article)
             induced = induce(index, positive, negative)
             if not induced.include:
                 unlearned.extend(group.pages)
                 continue
             include, exclude = _enforce_feedback(pages, records, selection, induced.include, induced.exclude, feedback)
-            template, agreement, texts = _measure(f"t{number}", pages, records, selection, include, exclude)
+            heading = _heading_rules(records, path_of, index, selection)
+            template, agreement, texts = _measure(f"t{number}", pages, records, selection, include, exclude, heading)
             if agreement < MIN_TEMPLATE_AGREEMENT and not marked:
                 log.debug("template t%d (%d pages): rules reproduce the article on its own pages at F1 %.2f only: "
                          "dropped", number, len(group.pages), agreement)
@@ -232,15 +236,15 @@ def _distinct_paths(records: Sequence[BlockRecord]) -> tuple[list[tuple[Step, ..
 
 
 def _path_weights(
-    records: Sequence[BlockRecord], path_of: Sequence[int], count: int, selection: Selection
+    records: Sequence[BlockRecord], path_of: Sequence[int], count: int, selection: Selection, wanted: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Positive and negative weight of each distinct path on the template's pages; every page's article
-    weighs 1 in total, so long articles do not drown short ones (a page without article text weighs 1
-    in total, all negative)."""
+    """Positive (``wanted``: the body, or the heading) and negative weight of each distinct path on the
+    template's pages; every page's wanted text weighs 1 in total, so long articles do not drown short
+    ones (a page without wanted text weighs 1 in total, all negative)."""
     # Whole-array sums (np.bincount adds in record order, as a loop would): this sees every block.
     page_of = np.fromiter(map(_PAGE, records), dtype=np.int64, count=len(records))
     numbers = np.flatnonzero(np.isin(page_of, selection.pages))
-    pages, weights, article = page_of[numbers], selection.weight[numbers], selection.article[numbers].astype(bool)
+    pages, weights, article = page_of[numbers], selection.weight[numbers], wanted[numbers].astype(bool)
     size = int(page_of.max()) + 1 if len(page_of) else 0
     page_total = np.bincount(pages, weights=weights, minlength=size)
     positive_total = np.bincount(pages[article], weights=weights[article], minlength=size)
@@ -249,6 +253,36 @@ def _path_weights(
     positive = np.bincount(paths[article], weights=share[article], minlength=count)
     negative = np.bincount(paths[~article], weights=share[~article], minlength=count)
     return positive, negative
+
+
+def _heading_rules(
+    records: Sequence[BlockRecord], path_of: Sequence[int], index: PathIndex, selection: Selection
+) -> list[str]:
+    """Selectors for the article's heading, induced apart from the body's (against everything else on
+    the pages, the body included); none when they would not pick it out well (F1 below
+    :data:`MIN_HEADING_F1` on the training pages) or when the template's pages have no heading. A
+    selector that would take a block a reader marked "not article" is left out."""
+    if not selection.heading.any():
+        return []
+    positive, negative = _path_weights(records, path_of, len(index.paths), selection, selection.heading)
+    induced = induce(index, positive, negative, equivalents=False)
+    members = set(selection.pages)
+    refused = {
+        path_of[n] for n, record in enumerate(records)
+        if record.page in members and selection.weight[n] > record.chars and not selection.article[n]
+    }
+    # Includes only: a heading is a few small elements, and the HTML path reads them before any
+    # exclude could be applied to them.
+    include, chosen = [], np.zeros(len(index.paths), dtype=bool)
+    for selector in induced.include:
+        matcher = BlockMatcher([selector])
+        selects = np.fromiter(map(matcher.selects, index.paths), dtype=bool, count=len(index.paths))
+        if not any(selects[path] for path in refused):
+            include.append(selector)
+            chosen |= selects
+    tp, selected = float(positive[chosen].sum()), float((positive + negative)[chosen].sum())
+    f1 = 2 * tp / (selected + float(positive.sum())) if selected else 0.0
+    return include if f1 >= MIN_HEADING_F1 else []
 
 
 def _enforce_feedback(
@@ -312,16 +346,21 @@ def _measure(
     selection: Selection,
     include: list[str],
     exclude: list[str],
+    heading: list[str],
 ) -> tuple[dict[str, Any], float, dict[int, str]]:
-    """The template's JSON (without match), its agreement with the selection and the reference texts."""
+    """The template's JSON (without match), its agreement with the selection (body and heading) and
+    the reference texts."""
     article_of_page: dict[int, list[int]] = defaultdict(list)
-    for n in np.flatnonzero(selection.article).tolist():
+    for n in np.flatnonzero(selection.article | selection.heading).tolist():
         article_of_page[records[n].page].append(n)
     words, scores, references = [], [], {}
-    matcher = RuleMatcher(include, exclude)
+    template: dict[str, Any] = {"name": name, "match": [], "include": include, "exclude": exclude}
+    if heading:
+        template["heading"] = heading
+    matcher = TemplateMatcher(template)
     for page in selection.pages:
         blocks = pages[page].blocks
-        chosen = matcher.select(blocks)
+        chosen, _ = matcher.select(blocks)
         text = "\n".join(blocks[i].text for i in chosen)
         reference = "\n".join(records[n].text for n in article_of_page[page])
         references[page] = reference
@@ -330,15 +369,11 @@ def _measure(
     low = min(int(math.floor(WORDS_LOW_FACTOR * min(words))), WORDS_LOW_CAP)
     high = int(math.ceil(WORDS_HIGH_FACTOR * max(words) + WORDS_HIGH_SLACK))
     agreement = sum(scores) / len(scores)
-    template = {
-        "name": name,
-        "match": [],
-        "include": include,
-        "exclude": exclude,
+    template.update({
         "words": [max(1, low), max(high, low)],
         "pages": len(selection.pages),
         "confidence": round(agreement, 4),
-    }
+    })
     return template, agreement, references
 
 

@@ -9,7 +9,10 @@ worker, eval, and — via the same JSON — the bookmarklet) turns rules into ar
 1. choose the template: the first whose ``match`` selectors all select something with text;
 2. select: every element matched by an ``include`` selector, minus those inside an ``exclude`` match,
    taking each element's whole text once (an element inside another selected one adds nothing) and
-   each repeated passage once (:func:`drop_repeats`);
+   each repeated passage once (:func:`drop_repeats`) — the article's *body*; and, when the template
+   has ``heading`` selectors, the article's heading (headline, byline, date line, standfirst) wherever
+   it sits, even inside a body exclude. The text is both, in
+   document order; :attr:`Extraction.body` is the body alone;
 3. check: the result is *confident* only when it has text and its word count is inside the template's
    ``words`` range; otherwise the caller falls back (MSS) and may queue the page as a new template.
 """
@@ -63,6 +66,8 @@ class Extraction:
     template: str | None
     confident: bool
     reason: str
+    #: The body alone: ``text`` without the heading's lines (equal to it when the template has no heading).
+    body: str = ""
     #: Selected blocks, in document order (when applied to a collected page).
     blocks: list[Block] = field(default_factory=list)
     #: Selected top-level elements (selectolax nodes, when applied to HTML), in document order.
@@ -103,6 +108,7 @@ def validate_rules(data: Any) -> dict[str, Any]:
         _selector_list(template.get("match"), f"{where}.match", allow_empty=True)
         _selector_list(template.get("include"), f"{where}.include", allow_empty=False)
         _selector_list(template.get("exclude", []), f"{where}.exclude", allow_empty=True)
+        _selector_list(template.get("heading", []), f"{where}.heading", allow_empty=True)
         words = template.get("words")
         if not (
             isinstance(words, list) and len(words) == 2 and all(isinstance(w, int) and w >= 0 for w in words)
@@ -243,6 +249,23 @@ def select_blocks(blocks: Sequence[Block], include: Sequence[str], exclude: Sequ
     return RuleMatcher(include, exclude).select(blocks)
 
 
+class TemplateMatcher:
+    """A template's body and heading rules, reusable across the pages of a site."""
+
+    def __init__(self, template: dict[str, Any]) -> None:
+        self.body = RuleMatcher(template["include"], template.get("exclude", []))
+        heading = template.get("heading")
+        self.heading = RuleMatcher(heading, ()) if heading else None
+
+    def select(self, blocks: Sequence[Block]) -> tuple[list[int], set[int]]:
+        """Indices of the article's blocks in document order, and which of them are heading."""
+        body = self.body.select(blocks)
+        if self.heading is None:
+            return body, set()
+        heading = set(self.heading.select(blocks))
+        return sorted(heading.union(body)), heading
+
+
 def choose_template_for_blocks(templates: Iterable[dict[str, Any]], blocks: Sequence[Block]) -> dict[str, Any] | None:
     """The first template whose match selectors each select at least one block."""
     steps = [block_steps(b) for b in blocks]
@@ -256,11 +279,12 @@ def _apply_to_blocks(templates: Sequence[dict[str, Any]], blocks: Sequence[Block
     template = choose_template_for_blocks(templates, blocks)
     if template is None:
         return Extraction("", None, False, "no template matched")
-    selected = [blocks[i] for i in select_blocks(blocks, template["include"], template.get("exclude", []))]
-    chosen = drop_repeats(selected, lambda block: block.text)
-    text = "\n".join(b.text for b in chosen)
+    selected, heading = TemplateMatcher(template).select(blocks)
+    chosen = drop_repeats(selected, lambda i: blocks[i].text)
+    text = "\n".join(blocks[i].text for i in chosen)
+    body = "\n".join(blocks[i].text for i in chosen if i not in heading) if heading else text
     confident, reason = _judge(template, text, bool(chosen))
-    return Extraction(text, template["name"], confident, reason, blocks=chosen)
+    return Extraction(text, template["name"], confident, reason, body=body, blocks=[blocks[i] for i in chosen])
 
 
 # -- on HTML ----------------------------------------------------------------------------------------
@@ -274,13 +298,59 @@ def _apply_to_html(templates: Sequence[dict[str, Any]], html: str) -> Extraction
     template = next((t for t in templates if all(_present(tree, m) for m in t.get("match", []))), None)
     if template is None:
         return Extraction("", None, False, "no template matched")
-    if template.get("exclude"):
-        _remove(tree, ", ".join(template["exclude"]))
-    elements = _outermost(tree.css(", ".join(template["include"])))
-    lines = drop_repeats([line for element in elements for line in element_lines(element)], str)
-    text = "\n".join(lines)
-    confident, reason = _judge(template, text, bool(elements))
-    return Extraction(text, template["name"], confident, reason, elements=elements)
+    elements, parts = _article_lines(tree, template)
+    kept = drop_repeats(parts, lambda part: part[1])
+    text = "\n".join(line for _, line in kept)
+    body = "\n".join(line for is_heading, line in kept if not is_heading)
+    confident, reason = _judge(template, text, bool(kept))
+    return Extraction(text, template["name"], confident, reason, body=body, elements=elements)
+
+
+def _article_lines(tree: Any, template: dict[str, Any]) -> tuple[list[Any], list[tuple[bool, str]]]:
+    """The body's elements, and the article's lines in document order, each marked True when it is
+    the heading's. The heading is read before the body's excludes change the tree: a date line may sit
+    inside an element the body excludes."""
+    include, exclude, heading = template["include"], template.get("exclude", []), template.get("heading", [])
+    pending: list[tuple[float, list[str]]] = []  # heading elements the body will not give, by position
+    heading_ids: set[int] = set()
+    order: dict[int, int] = {}
+    if heading:
+        order = {node.mem_id: i for i, node in enumerate(tree.css(", ".join(include + heading)))}
+        included = {node.mem_id for node in tree.css(", ".join(include))}
+        excluded = {node.mem_id for node in tree.css(", ".join(exclude))} if exclude else set()
+        for element in _outermost(tree.css(", ".join(heading))):
+            heading_ids.add(element.mem_id)
+            chain = _ancestor_ids(element)
+            enclosing = next((i for i in chain if i in included), None)
+            if enclosing is not None and excluded.isdisjoint(chain):
+                continue  # inside the body, which gives its lines (marked as the heading's below)
+            # Removed with a body exclude: given just before the body element it was in.
+            position = order[enclosing] - 0.5 if enclosing is not None else order[element.mem_id]
+            pending.append((position, element_lines(element)))
+    if exclude:
+        _remove(tree, ", ".join(exclude))
+    elements = _outermost(tree.css(", ".join(include)))
+    if not heading:
+        return elements, [(False, line) for element in elements for line in element_lines(element)]
+    placed = [
+        (order[element.mem_id], not heading_ids.isdisjoint(_ancestor_ids(block, stop=element)), line)
+        for element in elements
+        for line, block in _lines_and_blocks(element)
+    ]
+    placed += [(position, True, line) for position, lines in pending for line in lines]
+    placed.sort(key=lambda part: part[0])  # stable: an element's lines keep their order
+    return elements, [(is_heading, line) for _, is_heading, line in placed]
+
+
+def _ancestor_ids(node: Any, stop: Any = None) -> list[int]:
+    """The node's id and its ancestors' ids, nearest first, up to ``stop`` (included) or the root."""
+    ids = []
+    while node is not None:
+        ids.append(node.mem_id)
+        if stop is not None and node.mem_id == stop.mem_id:
+            break
+        node = node.parent
+    return ids
 
 
 def _present(tree: Any, selector: str) -> bool:
@@ -314,27 +384,32 @@ def _remove(tree: Any, selector: str) -> None:
 def element_lines(element: Any) -> list[str]:
     """An element's text as the collector would group it: one line per nearest block-level ancestor,
     inline elements merged into their line, whitespace collapsed."""
-    lines: list[str] = []
+    return [line for line, _ in _lines_and_blocks(element)]
+
+
+def _lines_and_blocks(element: Any) -> list[tuple[str, Any]]:
+    """:func:`element_lines`, each line with the block-level node it belongs to."""
+    lines: list[tuple[str, Any]] = []
     current: list[str] = []
     current_block = None
     for node in element.traverse(include_text=True):
         if node.tag == "-text":
             block = _nearest_block(node, element)
-            if block != current_block and current:
-                lines.append(_SPACES.sub(" ", "".join(current)).strip())
+            if current and (current_block is None or block.mem_id != current_block.mem_id):
+                lines.append((_SPACES.sub(" ", "".join(current)).strip(), current_block))
                 current = []
             current_block = block
             current.append(node.text_content or "")
         elif node.tag == "br" and current:
-            lines.append(_SPACES.sub(" ", "".join(current)).strip())
+            lines.append((_SPACES.sub(" ", "".join(current)).strip(), current_block))
             current = []
     if current:
-        lines.append(_SPACES.sub(" ", "".join(current)).strip())
-    return [line for line in lines if line]
+        lines.append((_SPACES.sub(" ", "".join(current)).strip(), current_block))
+    return [(line, block) for line, block in lines if line]
 
 
-def _nearest_block(node: Any, stop: Any) -> int:
+def _nearest_block(node: Any, stop: Any) -> Any:
     parent = node.parent
     while parent is not None and parent.mem_id != stop.mem_id and parent.tag not in _BLOCK_TAGS:
         parent = parent.parent
-    return parent.mem_id if parent is not None else 0
+    return parent if parent is not None else stop

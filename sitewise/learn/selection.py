@@ -10,8 +10,15 @@ Phases, in order:
    style. Clusters of linked text (related links, tag lists), of text that recurs across pages
    (share bars, "Advertisement"), of blocks named like comments, share bars, ads or navigation, and
    clusters that mostly live outside the region are rejected even when they score.
-4. **headline**: the page's main heading (an ``h1``/``h2`` before the region whose text is the page's
-   title) is part of the article.
+4. **heading**: the page's main heading (an ``h1``/``h2``/``h3`` before the body whose text is most like
+   the page's title) and what sits between it and the body in their common container — byline,
+   date line, standfirst — are the article's *heading*. They are labelled apart from the body
+   (:attr:`Selection.heading`) and get rules of their own, so the body's rules never widen to reach a
+   date line outside the body's container (a container that, on a layout not seen yet, holds the
+   comments too), and consumers can tell the two apart (Diffbot-style "text" is the body alone). The
+   headline stays with the body as well: the container holding both is the article's.
+   Captions, photo credits and category lists there are left to the body's own phases, and text that
+   recurs across pages ("Share this post", "About the author") is not heading.
 5. **feedback**: readers' marks override all of the above (a block marked "not article" is not, one
    marked "missing" is), and are weighted up when the rules are induced.
 """
@@ -25,7 +32,7 @@ import numpy as np
 
 from ..page import Page
 from ..text import terms
-from .features import BlockRecord, non_article_name
+from .features import BlockRecord, names_any, non_article_name
 from .scoring import ClusterStats, SiteText, similarity
 from .selectors import Step
 
@@ -42,6 +49,13 @@ MAX_REPEAT = 0.3
 MIN_HEADLINE_SIMILARITY = 0.5
 #: Headline tags: blogs often title a post with an ``h3`` (the ``h1``/``h2`` being the blog's name).
 HEADLINE_TAGS = frozenset({"h1", "h2", "h3"})
+#: Heading blocks may carry more linked text than body text: a byline links the author's name.
+MAX_HEADING_LINK_DENSITY = 0.7
+#: Class/id words of figure parts and category lists: between the headline and the body these belong
+#: to a picture or to navigation, not to the heading (the grow phase judges captions by their cluster).
+NOT_HEADING_WORDS = frozenset(
+    "caption captions credit credits photo photos image images slideshow gallery category categories".split()
+)
 #: How much more a block marked by a reader weighs than an ordinary block of the same length.
 FEEDBACK_WEIGHT = 20.0
 
@@ -51,7 +65,8 @@ class Selection:
 
     seed: int
     pages: list[int]
-    article: np.ndarray  # bool per record
+    article: np.ndarray  # bool per record: the article's body
+    heading: np.ndarray  # bool per record: the article's heading (headline, byline, date line, standfirst)
     weight: np.ndarray  # per record: how much its label counts when rules are induced
     regions: dict[int, tuple[Step, ...]] = field(default_factory=dict)
     accepted_clusters: set[int] = field(default_factory=set)
@@ -96,6 +111,8 @@ def select_article(
     """Label the records of ``template_pages``: True where the block is article text."""
     members = set(template_pages)
     article = np.zeros(len(records), dtype=bool)
+    heading = np.zeros(len(records), dtype=bool)
+    headlines: list[int] = []
     weight = np.zeros(len(records))
     by_page: dict[int, list[int]] = defaultdict(list)
     for number, record in enumerate(records):
@@ -141,22 +158,26 @@ def select_article(
                 and repeat_of[n] <= MAX_REPEAT
             )
         if headline:
-            _mark_headline(pages[page], records, by_page[page], labels, seed, site, article)
-    return Selection(seed, list(template_pages), article, weight, regions, accepted)
+            first_body = next((n for n in by_page[page] if label_of[n] == seed), None)
+            top = _find_headline(pages[page], records, by_page[page], first_body, site)
+            if top is not None:
+                _mark_heading(records, by_page[page], top, first_body, region, repeat_of, heading)
+                headlines.append(top)
+    # The headline is both: the body's rules are induced with it (the container that holds headline and
+    # body is the article's, and recognises its template on pages not seen yet), the heading's pick it out.
+    article &= ~heading
+    article[headlines] = heading[headlines] = True
+    return Selection(seed, list(template_pages), article, heading, weight, regions, accepted)
 
 
-def _mark_headline(
-    page: Page, records: Sequence[BlockRecord], numbers: list[int], labels: np.ndarray, seed: int, site: SiteText,
-    article: np.ndarray,
-) -> None:
-    """Mark the page's headline: the heading before the body's first block that is most like the
-    page's title. Before the *body* (not before the region): on a page whose region is drawn wider
-    (around the headline too) the headline is inside it, yet it is still the article's."""
-    if not page.titles:
-        return
-    first_body = next((n for n in numbers if labels[n] == seed), None)
-    if first_body is None:
-        return
+def _find_headline(
+    page: Page, records: Sequence[BlockRecord], numbers: list[int], first_body: int | None, site: SiteText
+) -> int | None:
+    """The page's headline: the heading before the body's first block that is most like the page's
+    title. Before the *body* (not before the region): on a page whose region is drawn wider (around
+    the headline too) the headline is inside it, yet it is still the article's."""
+    if not page.titles or first_body is None:
+        return None
     title_terms = Counter(terms(page.titles[0], page.lang))
     best, best_similarity = None, MIN_HEADLINE_SIMILARITY
     for n in numbers:
@@ -167,8 +188,38 @@ def _mark_headline(
             score = similarity(site.bag(n), title_terms, site)
             if score >= best_similarity:
                 best, best_similarity = n, score
-    if best is not None:
-        article[best] = True
+    return best
+
+
+def _mark_heading(
+    records: Sequence[BlockRecord],
+    numbers: list[int],
+    headline: int,
+    first_body: int,
+    region: tuple[Step, ...],
+    repeat_of: list[float],
+    heading: np.ndarray,
+) -> None:
+    """Mark the blocks between the headline and the body's first block that share their container
+    (the deepest common ancestor of the headline and the region): byline, date line, standfirst."""
+    top = records[headline].steps
+    depth = 0
+    while depth < min(len(top), len(region)) and top[depth] == region[depth]:
+        depth += 1
+    container = top[:depth] if region else top[:-1]
+    for n in numbers:
+        if n <= headline:
+            continue
+        if n >= first_body:
+            break
+        record = records[n]
+        own_steps = record.steps[len(container):]
+        heading[n] = (
+            record.steps[: len(container)] == container
+            and record.block.link_density <= MAX_HEADING_LINK_DENSITY
+            and repeat_of[n] <= MAX_REPEAT
+            and not any(non_article_name(step) or names_any(step, NOT_HEADING_WORDS) for step in own_steps)
+        )
 
 
 def apply_feedback(
@@ -195,6 +246,7 @@ def apply_feedback(
                 not selector and text and text == record.text
             ):
                 selection.article[n] = kind == "missing"
+                selection.heading[n] = False
                 selection.weight[n] = max(record.chars, 1) * FEEDBACK_WEIGHT
                 touched += 1
     return touched

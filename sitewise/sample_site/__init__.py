@@ -195,10 +195,12 @@ def _story(writer: _Writer, rng: random.Random, topic: list[str], canonical: str
     title = writer.headline(topic)
     parts, lines = _body_parts(writer, rng, topic, "h2")
     caption = writer.sentence(topic, (5, 9))
+    story_id = rng.randint(10000, 99999)
+    byline = f"By {rng.choice(_AUTHORS)} · {rng.randint(1, 28)} March"
     body = (
-        f'<div class="layout"><main class="main"><article class="story" id="story-{rng.randint(10000, 99999)}">'
+        f'<div class="layout"><main class="main"><article class="story" id="story-{story_id}">'
         f"<h1>{_esc(title)}</h1>"
-        f'<div class="byline">By {_esc(rng.choice(_AUTHORS))} · {rng.randint(1, 28)} March</div>'
+        f'<div class="byline">{_esc(byline)}</div>'
         f'<div class="share">Share on social · Email · Print</div>'
         f'<figure><div class="photo" style="height:120px;background:#ccd"></div>'
         f'<figcaption class="caption">{_esc(caption)}</figcaption></figure>'
@@ -207,22 +209,23 @@ def _story(writer: _Writer, rng: random.Random, topic: list[str], canonical: str
         f"{_comments(writer, rng, topic)}</main>{_rail(writer, rng)}</div>"
     )
     description = lines[0].split(". ")[0]
-    return SamplePage(canonical, _page_shell(title, description, body, canonical), title, [title] + lines, "story")
+    return SamplePage(canonical, _page_shell(title, description, body, canonical), title, [title, byline] + lines, "story")
 
 
 def _feature(writer: _Writer, rng: random.Random, topic: list[str], canonical: str) -> SamplePage:
     title = writer.headline(topic)
     standfirst = writer.sentence(topic)
     parts, lines = _body_parts(writer, rng, topic, "h3")
+    byline = f"Words by {rng.choice(_AUTHORS)}"
     body = (
         f'<section class="feature"><div class="feature-head"><h1>{_esc(title)}</h1>'
         f'<p class="standfirst">{_esc(standfirst)}</p>'
-        f'<div class="byline">Words by {_esc(rng.choice(_AUTHORS))}</div></div>'
+        f'<div class="byline">{_esc(byline)}</div></div>'
         f'<div class="feature-text">{"".join(parts)}</div>'
         f'<div class="share">Share this feature</div></section>'
         f'<div class="layout"><main class="main">{_comments(writer, rng, topic)}</main>{_rail(writer, rng)}</div>'
     )
-    return SamplePage(canonical, _page_shell(title, standfirst, body, canonical), title, [title, standfirst] + lines, "feature")
+    return SamplePage(canonical, _page_shell(title, standfirst, body, canonical), title, [title, standfirst, byline] + lines, "feature")
 
 
 def _index(pages: list[SamplePage], writer: _Writer, rng: random.Random) -> SamplePage:

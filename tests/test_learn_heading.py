@@ -1,0 +1,124 @@
+"""The article's heading (headline, byline, date line, standfirst): learned apart from the body, applied
+the same way to HTML and to collected blocks, and told apart from the body in every extraction."""
+from __future__ import annotations
+
+import pytest
+
+from sitewise.extractors import Document
+from sitewise.learn.extractor import RulesExtractor, check_part
+from sitewise.learn.learner import SiteLearner
+from sitewise.learn.rules import RulesError, apply_rules, validate_rules
+
+from learn_support import static_page
+
+PARAGRAPHS = [
+    ["The harbour cranes came back on Monday after the long winter repairs were finished at last.",
+     "Dock workers said the new cranes lift twice as much cargo as the old ones ever could manage.",
+     "The port authority expects the first container ships to berth here before the end of the month."],
+    ["The river bridge reopened to cyclists after engineers replaced the rusted railings this spring.",
+     "Commuters had crossed by ferry for six weeks, and the council paid for the extra sailings.",
+     "A second phase will widen the footpath on the east side before the autumn term begins."],
+    ["The old library will stay open late on Thursdays, the council decided after a long debate.",
+     "Readers had signed a petition asking for evening hours so that workers could borrow books.",
+     "Volunteers will staff the reading room, and the archive will open one evening a month."],
+    ["Farmers in the valley started the wheat harvest early because of the dry and warm summer.",
+     "Prices at the market fell for the first time in three years as the grain came in quickly.",
+     "The mill on the river will run two shifts until the last of the harvest is brought in."],
+]
+TITLES = ["Harbour cranes return after winter", "River bridge reopens to cyclists",
+          "Library stays open late on Thursdays", "Valley harvest starts early"]
+AUTHORS = ["Ada Brook", "Lena Ortiz", "Sam Okafor", "Mira Castell"]
+
+
+def story(number: int) -> tuple[str, str]:
+    """A story page: the headline and byline in a header *outside* the body's container, a share bar
+    and a photo with its caption between them and the body, and comments after the article."""
+    paragraphs = "".join(f"<p>{p}</p>" for p in PARAGRAPHS[number])
+    html = (
+        f"<html><head><title>{TITLES[number]} | Gazette</title></head><body>"
+        "<ul class='menu'><li><a href='/'>Home</a></li><li><a href='/news'>News</a></li></ul>"
+        f"<div class='page'><header class='story-head'><h1>{TITLES[number]}</h1>"
+        f"<p class='byline'>By {AUTHORS[number]}, {number + 3} March 2026</p>"
+        "<p class='tools'>Share this story with your friends</p>"
+        f"<figure><figcaption class='caption'>Photo {number}: the scene on the day</figcaption></figure></header>"
+        f"<div class='story-body'>{paragraphs}</div>"
+        "<div class='comments'><p>Great news, we waited so long for this to happen.</p></div></div>"
+        "</body></html>"
+    )
+    return f"http://gazette.test/news/{number}", html
+
+
+@pytest.fixture(scope="module")
+def learner() -> SiteLearner:
+    return SiteLearner().fit([static_page(*story(n)) for n in range(3)])
+
+
+def test_the_byline_is_heading_and_recurring_tools_and_captions_are_not(learner):
+    template = learner.rules_["templates"][0]
+    assert template["heading"], template
+    found = learner.predict(static_page(*story(3)))
+    assert found.confident
+    lines = found.text.splitlines()
+    assert lines[:2] == [TITLES[3], "By Mira Castell, 6 March 2026"]
+    assert lines[2:] == PARAGRAPHS[3]
+    assert found.body.splitlines() == PARAGRAPHS[3]
+    # The body's rules stay on the body's container: the header is reached by the heading's own rules.
+    assert all("header" not in selector for selector in template["include"])
+
+
+def test_html_and_blocks_give_the_same_article(learner):
+    url, html = story(3)
+    from_blocks = learner.predict(static_page(url, html))
+    from_html = apply_rules(learner.rules_, html=html)
+    assert (from_html.text, from_html.body) == (from_blocks.text, from_blocks.body)
+
+
+RULES = {
+    "site": "gazette.test",
+    "templates": [{"name": "t1", "match": ["article.story"], "include": ["article.story"],
+                   "exclude": ["header.meta", "div.share"], "heading": ["header.meta p.dateline", "h1"],
+                   "words": [1, 1000]}],
+}
+PAGE = (
+    "<html><body><h1>Harbour cranes return</h1><p>Elsewhere on the site</p>"
+    "<article class='story'><header class='meta'><p class='kicker'>City</p>"
+    "<p class='dateline'>14 August 2026, 09:30</p></header>"
+    "<p>The harbour cranes came back on Monday.</p><div class='share'>Share</div>"
+    "<p>Dock workers cheered as the cranes turned.</p></article></body></html>"
+)
+
+
+def test_a_heading_element_inside_a_body_exclude_is_given_in_place():
+    found = apply_rules(validate_rules(RULES), html=PAGE)
+    assert found.text.splitlines() == [
+        "Harbour cranes return", "14 August 2026, 09:30",
+        "The harbour cranes came back on Monday.", "Dock workers cheered as the cranes turned.",
+    ]
+    assert found.body.splitlines() == found.text.splitlines()[2:]
+
+
+def test_a_template_without_heading_has_the_body_as_its_text():
+    rules = {**RULES, "templates": [{**RULES["templates"][0], "heading": []}]}
+    found = apply_rules(rules, html=PAGE)
+    assert found.text == found.body
+    assert found.text.splitlines() == ["The harbour cranes came back on Monday.", "Dock workers cheered as the cranes turned."]
+
+
+def test_heading_selectors_are_validated():
+    bad = {**RULES, "templates": [{**RULES["templates"][0], "heading": "h1"}]}
+    with pytest.raises(RulesError) as error:
+        validate_rules(bad)
+    assert error.value.field == "templates[0].heading"
+    broken = {**RULES, "templates": [{**RULES["templates"][0], "heading": ["h1 >"]}]}
+    with pytest.raises(RulesError, match=r"templates\[0\]\.heading\[0\]"):
+        validate_rules(broken)
+
+
+def test_the_rules_extractor_scores_the_body_alone_on_request():
+    documents = [Document(id=str(n), url=story(n)[0], html=story(n)[1], page=static_page(*story(n))) for n in range(4)]
+    article = RulesExtractor().fit(documents[:3]).extract(documents[3])
+    body = RulesExtractor(part="body").fit(documents[:3]).extract(documents[3])
+    assert article.splitlines()[:2] == [TITLES[3], "By Mira Castell, 6 March 2026"]
+    assert body.splitlines() == PARAGRAPHS[3]
+    with pytest.raises(ValueError, match="part must be one of article, body"):
+        check_part("headline")
