@@ -45,6 +45,10 @@ def test_set_spec_parses_paths_and_selections():
     assert SetSpec.parse("../data/dragnet:official_split=test").label == "dragnet official test"  # standard
     assert SetSpec.parse("../data/dragnet:official_split=train").label == "dragnet official_split=train"
     assert SetSpec.parse("/x/cleaneval/manifest.jsonl") == SetSpec("cleaneval", "/x/cleaneval/manifest.jsonl")
+    # Spider's truth is Diffbot's text field (no headline, author or date): the article body is scored.
+    spider = SetSpec.parse("../data/spider:split=test")
+    assert (spider.label, spider.part) == ("spider sites", "body") and "article body" in spider.describe()
+    assert SetSpec.parse("../data/dragnet:split=test").part == "article"
     with pytest.raises(ValueError):
         SetSpec.parse("data:=test")
 

@@ -22,6 +22,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="score only pages whose manifest field has this value, e.g. official_split=train or subset=dev "
         "(repeatable: all must hold)",
     )
+    parser.add_argument(
+        "--part", choices=("article", "body"), default="article",
+        help="rules, sitewise: what of the article to score -- all of it (default), or the body without its "
+        "heading (headline, byline, date line), as Diffbot's text field (the spider set's truth) defines it",
+    )
     parser.add_argument("--limit", type=int, help="score at most N pages (whole sites for per-site learners)")
     parser.add_argument("--workers", type=int, default=2, help="parallel pages while rendering (default 2)")
     parser.add_argument("--no-cache", action="store_true", help="re-render pages instead of using the render cache")
@@ -47,6 +52,7 @@ def run(args: argparse.Namespace) -> int:
         workers=args.workers,
         cache_dir=None if args.no_cache else DEFAULT_RENDER_CACHE,
         progress=not args.quiet,
+        options={"part": args.part} if args.part != "article" else None,
     )
     report = write_outputs(result, args.out)
     summary = result.summary()
