@@ -45,18 +45,20 @@ PER_SITE_ONLY = frozenset({"rules"})
 DEFAULT_CURVE_SIZES: tuple[int | None, ...] = (1, 2, 3, 5, 8, None)
 #: Pages rendered without the cache to measure rendering throughput (enough for a stable median).
 DEFAULT_RENDER_SAMPLE = 20
-#: The standard suite under ``--data``: (label, set folder, selecting field, value, part scored).
-#: ``split=test`` is the per-site protocol; the others score every selected page with single-page
-#: extractors. Spider's truth is Diffbot's ``text`` field, which leaves the headline, author and date to
-#: fields of their own: sitewise's article body is scored against it, not its whole article.
-STANDARD_SUITE: tuple[tuple[str, str, str | None, str | None, str], ...] = (
-    ("spider sites", "spider", "split", "test", "body"),
-    ("dragnet sites", "dragnet", "split", "test", "article"),
-    ("l3s-gn1 sites", "l3s-gn1", "split", "test", "article"),
-    ("dragnet official test", "dragnet", "official_split", "test", "article"),
-    ("cleaneval", "cleaneval", None, None, "article"),
-    ("l3s-gn1", "l3s-gn1", None, None, "article"),
+#: The standard suite under ``--data``: (label, set folder, selecting field, value). ``split=test`` is
+#: the per-site protocol; the others score every selected page with single-page extractors.
+STANDARD_SUITE: tuple[tuple[str, str, str | None, str | None], ...] = (
+    ("spider sites", "spider", "split", "test"),
+    ("dragnet sites", "dragnet", "split", "test"),
+    ("l3s-gn1 sites", "l3s-gn1", "split", "test"),
+    ("dragnet official test", "dragnet", "official_split", "test"),
+    ("cleaneval", "cleaneval", None, None),
+    ("l3s-gn1", "l3s-gn1", None, None),
 )
+#: Sets whose truth is an article's body alone: spider's is Diffbot's ``text`` field, which leaves the
+#: headline, author and date to fields of their own. Systems that tell heading from body are scored on
+#: their body there, not on their whole article.
+BODY_TRUTH_SETS = frozenset({"spider"})
 #: Systems that can return the article's body alone (the ``part`` option of their constructor).
 PART_AWARE = frozenset({"rules", "sitewise"})
 #: Error messages are kept this long (a render failure can quote the whole page).
@@ -117,22 +119,25 @@ class SetSpec:
             raise ValueError(f"bad set {text!r}: expected PATH or PATH:FIELD=VALUE")
         folder = Path(path)
         name = folder.parent.name if folder.suffix == ".jsonl" else folder.name
-        standard = {(f, s, v): (label, part) for label, f, s, v, part in STANDARD_SUITE}
+        standard = {(f, s, v): label for label, f, s, v in STANDARD_SUITE}
         if (name, field_name or None, value or None) in standard:
-            # The same label and part, so runs can merge.
-            label, part = standard[(name, field_name or None, value or None)]
-            return cls(label, str(path), field_name or None, value or None, part)
+            label = standard[(name, field_name or None, value or None)]  # same label, so runs can merge
         elif field_name == "split" and value == "test":
             label = f"{name} sites"
         elif field_name:
             label = f"{name} {field_name}={value}"
         else:
             label = name
-        return cls(label, str(path), field_name or None, value or None)
+        return cls(label, str(path), field_name or None, value or None, scored_part(name))
 
 
 def standard_suite(data_dir: Path) -> list[SetSpec]:
-    return [SetSpec(label, str(data_dir / folder), f, v, part) for label, folder, f, v, part in STANDARD_SUITE]
+    return [SetSpec(label, str(data_dir / folder), f, v, scored_part(folder)) for label, folder, f, v in STANDARD_SUITE]
+
+
+def scored_part(set_name: str) -> str:
+    """What of the article is scored on a set (by its folder's name): "body" or "article"."""
+    return "body" if set_name in BODY_TRUTH_SETS else "article"
 
 
 # -- what a run produces --------------------------------------------------------------------------------

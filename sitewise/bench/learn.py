@@ -180,12 +180,12 @@ def load_sites(manifest: Path, *, limit_sites: int | None, workers: int, progres
 # -- 1. per site ---------------------------------------------------------------------------------
 
 
-def score_site(site: Site, train_count: int | None = None, *, fallback: Any = None) -> SiteScore:
+def score_site(site: Site, train_count: int | None = None, *, fallback: Any = None, part: str = "article") -> SiteScore:
     from ..learn.extractor import RulesExtractor
     from ..metrics import word_prf
 
     started = time.perf_counter()
-    extractor = RulesExtractor().fit(site.train[:train_count] if train_count else site.train)
+    extractor = RulesExtractor(part=part).fit(site.train[:train_count] if train_count else site.train)
     seconds = time.perf_counter() - started
     result = SiteScore(site.name, len(site.test), [], Counter(), seconds=seconds)
     for document, truth in site.test:
@@ -210,15 +210,20 @@ def _fallback_extractor() -> Any:
 
 
 def accuracy_section(name: str, sites: dict[str, Site]) -> list[str]:
+    from .compare import scored_part
+
     fallback = _fallback_extractor() if any(d.html for s in sites.values() for d, _ in s.test) else None
+    part = scored_part(name)
     lines = [f"## {name}: learn on each site's train pages, score its test pages", ""]
+    if part == "body":
+        lines += ["Scored on the article body (no headline, byline or date line): the truth is Diffbot's `text`.", ""]
     header = "| site | test pages | mean F1 | median F1 | paths | learn s |"
     if fallback is not None:
         header += " mean F1 with MSS fallback |"
     lines += [header, "|" + "---|" * (header.count("|") - 1)]
     scores = []
     for site in sites.values():
-        score = score_site(site, fallback=fallback)
+        score = score_site(site, fallback=fallback, part=part)
         scores.append(score)
         original = f" (original: {ORIGINAL[site.name]:.3f})" if site.name in ORIGINAL else ""
         row = (
@@ -254,13 +259,15 @@ def _paths(paths: Counter) -> str:
 
 
 def curve_section(loaded: dict[str, dict[str, Site]]) -> list[str]:
+    from .compare import scored_part
+
     lines = ["## Learning curve: mean F1 on the test pages, learning from the first k training pages", ""]
     header = "| set | " + " | ".join("all" if k is None else str(k) for k in CURVE_SIZES) + " |"
     lines += [header, "|" + "---|" * (len(CURVE_SIZES) + 1)]
     for name, sites in loaded.items():
         cells = []
         for k in CURVE_SIZES:
-            f1 = [f for site in sites.values() for f in score_site(site, k).f1]
+            f1 = [f for site in sites.values() for f in score_site(site, k, part=scored_part(name)).f1]
             cells.append(f"{statistics.fmean(f1):.3f}")
         row = f"| {name} | " + " | ".join(cells) + " |"
         lines.append(row)
