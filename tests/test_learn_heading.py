@@ -30,15 +30,16 @@ TITLES = ["Harbour cranes return after winter", "River bridge reopens to cyclist
 AUTHORS = ["Ada Brook", "Lena Ortiz", "Sam Okafor", "Mira Castell"]
 
 
-def story(number: int) -> tuple[str, str]:
+def story(number: int, author: str | None = None) -> tuple[str, str]:
     """A story page: the headline and byline in a header *outside* the body's container, a share bar
     and a photo with its caption between them and the body, and comments after the article."""
+    author = author or AUTHORS[number]
     paragraphs = "".join(f"<p>{p}</p>" for p in PARAGRAPHS[number])
     html = (
         f"<html><head><title>{TITLES[number]} | Gazette</title></head><body>"
         "<ul class='menu'><li><a href='/'>Home</a></li><li><a href='/news'>News</a></li></ul>"
         f"<div class='page'><header class='story-head'><h1>{TITLES[number]}</h1>"
-        f"<p class='byline'>By {AUTHORS[number]}, {number + 3} March 2026</p>"
+        f"<p class='byline'>By {author}, {number + 3} March 2026</p>"
         "<p class='tools'>Share this story with your friends</p>"
         f"<figure><figcaption class='caption'>Photo {number}: the scene on the day</figcaption></figure></header>"
         f"<div class='story-body'>{paragraphs}</div>"
@@ -64,6 +65,14 @@ def test_the_byline_is_heading_and_recurring_tools_and_captions_are_not(learner)
     assert found.body.splitlines() == PARAGRAPHS[3]
     # The body's rules stay on the body's container: the header is reached by the heading's own rules.
     assert all("header" not in selector for selector in template["include"])
+
+
+def test_a_one_author_blogs_date_line_is_heading_though_its_words_recur():
+    """Digits aside, "By Ada Brook, 3 March 2026" reads the same on every page of a one-author blog:
+    recurring text, yet each page's own date line (its year says so)."""
+    learner = SiteLearner().fit([static_page(*story(n, "Ada Brook")) for n in range(3)])
+    found = learner.predict(static_page(*story(3, "Ada Brook")))
+    assert found.text.splitlines()[:2] == [TITLES[3], "By Ada Brook, 6 March 2026"]
 
 
 def test_html_and_blocks_give_the_same_article(learner):

@@ -24,6 +24,7 @@ Phases, in order:
 """
 from __future__ import annotations
 
+import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Sequence
@@ -56,6 +57,9 @@ MAX_HEADING_LINK_DENSITY = 0.7
 NOT_HEADING_WORDS = frozenset(
     "caption captions credit credits photo photos image images slideshow gallery category categories".split()
 )
+#: A year in a block's text: a date line recurs on a one-author blog ("by John on July 7, 2012" reads
+#: "by John on July , " with its digits ignored) yet is each page's own.
+_YEAR = re.compile(r"\b(?:19|20)\d\d\b")
 #: How much more a block marked by a reader weighs than an ordinary block of the same length.
 FEEDBACK_WEIGHT = 20.0
 
@@ -158,7 +162,9 @@ def select_article(
                 and repeat_of[n] <= MAX_REPEAT
             )
         if headline:
-            first_body = next((n for n in by_page[page] if label_of[n] == seed), None)
+            # The body's first block: its seed-cluster blocks, not those left out (a recurring byline
+            # set like the paragraphs is the seed's, yet not the body's).
+            first_body = next((n for n in by_page[page] if label_of[n] == seed and article[n]), None)
             top = _find_headline(pages[page], records, by_page[page], first_body, site)
             if top is not None:
                 _mark_heading(records, by_page[page], top, first_body, region, repeat_of, heading)
@@ -217,7 +223,7 @@ def _mark_heading(
         heading[n] = (
             record.steps[: len(container)] == container
             and record.block.link_density <= MAX_HEADING_LINK_DENSITY
-            and repeat_of[n] <= MAX_REPEAT
+            and (repeat_of[n] <= MAX_REPEAT or _YEAR.search(record.text) is not None)
             and not any(non_article_name(step) or names_any(step, NOT_HEADING_WORDS) for step in own_steps)
         )
 
