@@ -282,6 +282,7 @@ def induce(
     negative: np.ndarray,
     *,
     equivalents: bool = True,
+    max_include: int = MAX_INCLUDE,
 ) -> Induction:
     """Include and exclude selectors that select the positive weight of the paths and little else.
 
@@ -302,7 +303,7 @@ def induce(
     candidates = _candidates(index, np.nonzero(positive > 0)[0], for_exclude=False)
     membership = _membership(candidates, count)
     alive = np.ones(len(candidates), dtype=bool)
-    while len(include) < MAX_INCLUDE and alive.any():
+    while len(include) < max_include and alive.any():
         free = ~selected
         gain_tp = membership @ (positive * free)
         gain_fp = membership @ (negative * free)

@@ -64,6 +64,9 @@ WORDS_HIGH_SLACK = 200
 #: Heading selectors are kept only when they pick out the heading of the training pages at least this
 #: well (weighted F1, each page's heading weighing 1): below it they would add a site's boilerplate.
 MIN_HEADING_F1 = 0.5
+#: At most this many heading selectors: a headline, a byline or date line, a standfirst (on dragnet's
+#: sites 3 select as well as 6, and each one costs every page it is applied to a pass over its blocks).
+MAX_HEADING_INCLUDE = 3
 
 
 class LearnError(ValueError):
@@ -265,7 +268,7 @@ def _heading_rules(
     if not selection.heading.any():
         return []
     positive, negative = _path_weights(records, path_of, len(index.paths), selection, selection.heading)
-    induced = induce(index, positive, negative, equivalents=False)
+    induced = induce(index, positive, negative, equivalents=False, max_include=MAX_HEADING_INCLUDE)
     members = set(selection.pages)
     refused = {
         path_of[n] for n, record in enumerate(records)

@@ -254,16 +254,28 @@ class TemplateMatcher:
 
     def __init__(self, template: dict[str, Any]) -> None:
         self.body = RuleMatcher(template["include"], template.get("exclude", []))
-        heading = template.get("heading")
-        self.heading = RuleMatcher(heading, ()) if heading else None
+        self.heading = BlockMatcher(template.get("heading") or [])
+        # (body, heading) per selector path string: one look at each distinct path for both parts.
+        self._verdicts: dict[str, tuple[bool, bool]] = {}
 
     def select(self, blocks: Sequence[Block]) -> tuple[list[int], set[int]]:
         """Indices of the article's blocks in document order, and which of them are heading."""
-        body = self.body.select(blocks)
-        if self.heading is None:
-            return body, set()
-        heading = set(self.heading.select(blocks))
-        return sorted(heading.union(body)), heading
+        verdicts, body, heading = self._verdicts, self.body, self.heading
+        chosen: list[int] = []
+        headings: set[int] = set()
+        for index, block in enumerate(blocks):
+            verdict = verdicts.get(block.selector)
+            if verdict is None:
+                steps = block_steps(block)
+                verdict = verdicts[block.selector] = (
+                    body.included.selects(steps) and not body.excluded.selects(steps), heading.selects(steps)
+                )
+            if verdict[1]:
+                headings.add(index)
+                chosen.append(index)
+            elif verdict[0]:
+                chosen.append(index)
+        return chosen, headings
 
 
 def choose_template_for_blocks(templates: Iterable[dict[str, Any]], blocks: Sequence[Block]) -> dict[str, Any] | None:
