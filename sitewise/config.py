@@ -25,8 +25,10 @@ class Settings:
     max_page_bytes: int = 8_000_000
     #: Pages kept per site; beyond it the oldest go, so one flooding client cannot grow a site forever.
     max_pages_per_site: int = 500
-    #: A site is learned once it has this many pages (from the learning curve: 3 pages get most of the gain).
-    min_pages_to_learn: int = 3
+    #: A site is learned once it has this many pages: from the learning curve (docs/bench-learn.md), the
+    #: fewest from which learned rules beat the fallback on dragnet's and l3s-gn1's sites (from 3 pages
+    #: they trail it; from 5 they lead).
+    min_pages_to_learn: int = 5
     #: Re-learn after this many new pages since the last learn.
     relearn_after: int = 5
     #: Uploads one client may make per minute.

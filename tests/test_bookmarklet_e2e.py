@@ -37,7 +37,9 @@ def tab(browser):
 
 
 @pytest.fixture
-def server(store: Store, tmp_path):
+def server(store: Store, tmp_path, monkeypatch):
+    # Learn from 3 pages (the default is 5): the web app's settings, and the worker's, read from the environment.
+    monkeypatch.setenv("SITEWISE_MIN_PAGES_TO_LEARN", "3")
     app = create_app(settings_for(tmp_path, min_pages_to_learn=3), store)
     with serve_app(app) as url:
         yield url

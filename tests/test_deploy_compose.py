@@ -134,7 +134,8 @@ def test_compose_commands_run_as_a_system(tmp_path):
             wait_for(lambda: healthy("web"), 90, "the web health check", 0.5)
             wait_for(lambda: healthy("worker"), 90, "the worker health check", 0.5)
             base = f"http://127.0.0.1:{port}"
-            pages = sample_pages(generate_site(seed=5, stories=3, features=0, name="compose"), base="http://compose.test")
+            stories = int(env_of("web")["SITEWISE_MIN_PAGES_TO_LEARN"])  # compose's default: enough to be learned
+            pages = sample_pages(generate_site(seed=5, stories=stories, features=0, name="compose"), base="http://compose.test")
             for page, sample in pages.values():
                 if sample.article:
                     assert http("POST", f"{base}/api/pages", page.to_dict())[0] == 201

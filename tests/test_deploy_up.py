@@ -16,6 +16,7 @@ from rq.job import Job, JobStatus
 from rq.registry import FinishedJobRegistry, StartedJobRegistry
 
 from learn_support import sample_pages
+from sitewise.config import Settings
 from sitewise.redis_conn import EmbeddedRedis
 from sitewise.sample_site import generate_site
 from worker.queue import learn_queue
@@ -28,10 +29,14 @@ LEARN_TIMEOUT_S = 120
 
 @pytest.fixture(scope="module")
 def sites():
-    """Four small sites of story pages, as the collector would upload them."""
+    """Four small sites of story pages, as the collector would upload them (as many as a site needs to be
+    learned by default)."""
     out = {}
     for number, name in enumerate(("courier", "herald", "tribune", "ledger")):
-        pages = sample_pages(generate_site(seed=20 + number, stories=3, features=0, name=name), base=f"http://{name}.test")
+        pages = sample_pages(
+            generate_site(seed=20 + number, stories=Settings().min_pages_to_learn, features=0, name=name),
+            base=f"http://{name}.test",
+        )
         out[f"{name}.test"] = [page.to_dict() for page, sample in pages.values() if sample.article]
     return out
 
@@ -78,7 +83,7 @@ def test_up_serves_learns_with_several_workers_reports_a_dead_one_and_stops_clea
         assert status == 200 and health["ok"] and health["redis"]["ok"], health
 
         # Several workers at once: four sites become due for learning together.
-        for round_ in range(3):
+        for round_ in range(Settings().min_pages_to_learn):
             for site, pages in sites.items():
                 status, _, body = http("POST", f"{up.base_url}/api/pages", pages[round_])
                 assert status == 201, body
@@ -114,7 +119,7 @@ def test_ctrl_c_lets_a_learning_job_finish_and_data_survives_a_restart(tmp_path,
     data = tmp_path / "data"
     site, pages = "courier.test", sites["courier.test"]
     with sitewise_up(data, "--workers", "1") as up:
-        for page in pages[:3]:  # the third upload queues learning
+        for page in pages[: Settings().min_pages_to_learn]:  # the last of these uploads queues learning
             assert http("POST", f"{up.base_url}/api/pages", page)[0] == 201
         connection = redis.Redis.from_url(f"unix://{data / 'redis.sock'}")
         started = StartedJobRegistry(queue=learn_queue(connection))

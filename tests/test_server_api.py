@@ -317,7 +317,7 @@ def test_rules_of_an_unlearned_site_are_404_with_the_page_count(client):
     response = client.get("/rules/news.example")
     assert response.status_code == 404
     body = response.get_json()
-    assert body["error"] == "not_learned" and body["pages"] == 1 and body["min_pages_to_learn"] == 3
+    assert body["error"] == "not_learned" and body["pages"] == 1 and body["min_pages_to_learn"] == 5
     assert response.headers["Access-Control-Allow-Origin"] == "*"
 
 
@@ -473,11 +473,11 @@ def test_feedback_with_an_unpaired_surrogate_is_refused(client, store):
 # -- learning --------------------------------------------------------------------------------------------
 
 
-def test_the_third_upload_queues_learning_once(client, store):
+def test_the_fifth_upload_queues_learning_once(client, store):
     from worker.queue import learn_queue
 
-    answers = [post_page(client, page_dict(f"https://news.example/{i}")).get_json()["learning"] for i in range(5)]
-    assert answers == ["not_due", "not_due", "queued", "queued", "queued"]
+    answers = [post_page(client, page_dict(f"https://news.example/{i}")).get_json()["learning"] for i in range(7)]
+    assert answers == ["not_due"] * 4 + ["queued"] * 3
     assert len(learn_queue(store.redis)) == 1  # at most one pending job per site
 
 
