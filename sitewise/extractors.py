@@ -73,6 +73,10 @@ REGISTRY: dict[str, str] = {
 }
 
 
+#: The registered extractors that tell an article's heading from its body (their ``part`` option).
+PART_AWARE = frozenset({"rules", "sitewise"})
+
+
 def get_extractor(name: str, **options: Any) -> Extractor:
     """Instantiate a registered extractor; a clear error names the known ones."""
     target = REGISTRY.get(name)

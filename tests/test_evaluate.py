@@ -88,3 +88,13 @@ def test_all_text_keeps_the_article(tmp_path, sample_site):
     assert summary.recall > 0.97  # the collector keeps the article's words…
     assert summary.precision < 0.9  # …and the boilerplate, which all-text cannot drop
     assert all(p.error is None for p in result.pages)
+
+
+def test_part_body_is_refused_for_extractors_that_cannot_tell_heading_from_body(tmp_path, sample_site, capsys):
+    from sitewise.cli import main
+
+    articles = [sample_site.pages[p] for p in sample_site.article_paths[:2]]
+    manifest = write_manifest(tmp_path, "gazette.test", [(articles[0], "train"), (articles[1], "test")])
+    with pytest.raises(SystemExit, match="only rules, sitewise tell the heading from the body"):
+        main(["eval", "--manifest", str(manifest), "--extractor", "mss", "--part", "body", "--out", str(tmp_path / "o")])
+    assert not (tmp_path / "o").exists()  # refused before anything ran or was written

@@ -31,6 +31,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Sequence
 
+from ..extractors import PART_AWARE
+
 log = logging.getLogger(__name__)
 
 #: sitewise's own systems, in report order: learned rules, the whole pipeline (rules, else fallback),
@@ -59,8 +61,6 @@ STANDARD_SUITE: tuple[tuple[str, str, str | None, str | None], ...] = (
 #: headline, author and date to fields of their own. Systems that tell heading from body are scored on
 #: their body there, not on their whole article.
 BODY_TRUTH_SETS = frozenset({"spider"})
-#: Systems that can return the article's body alone (the ``part`` option of their constructor).
-PART_AWARE = frozenset({"rules", "sitewise"})
 #: Error messages are kept this long (a render failure can quote the whole page).
 ERROR_CHARS = 300
 #: Third-party loggers that report every odd page (unparsable dates, parse retries) at warning level.

@@ -37,6 +37,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..evaluate import DEFAULT_RENDER_CACHE, evaluate, write_outputs
 
+    from ..extractors import PART_AWARE
+
+    if args.part != "article" and args.extractor not in PART_AWARE:
+        raise SystemExit(f"sitewise eval: --part {args.part}: only {', '.join(sorted(PART_AWARE))} tell the heading from the body")
     where = {}
     for condition in args.where:
         name, equals, value = condition.partition("=")
