@@ -362,3 +362,42 @@ def test_rules_highlight_a_repeated_passage_once_as_apply_rules_does(tab, server
     assert found.text.splitlines() == REPEATS_SHOWN
     assert highlighted(tab) == found.text.splitlines()
     assert f"{words} words in {len(REPEATS_SHOWN)} blocks highlighted" in panel_text(tab)
+
+
+#: A heading outside the body's container (the headline) and inside an element the body excludes (the date line).
+HEADING_PAGE = """<!DOCTYPE html><html lang="en"><head><title>Harbour cranes return</title></head><body>
+<nav><a href="/">Home</a> <a href="/port">Port</a></nav>
+<h1>Harbour cranes return</h1>
+<article class="story"><header class="meta"><p class="kicker">City</p><p class="dateline">14 August 2026, 09:30</p></header>
+<p>The harbour cranes came back on Monday after the long winter repairs were finished at last.</p>
+<div class="share">Share this story</div>
+<p>Dock workers cheered as the cranes turned over the water for the first time since autumn.</p></article>
+<footer>Harbour Gazette, all rights reserved.</footer></body></html>"""
+
+
+@pytest.fixture(scope="module")
+def heading_pages():
+    with serve_html({"/heading": ("", HEADING_PAGE)}) as base_url:
+        yield base_url
+
+
+def test_rules_highlight_the_heading_even_inside_a_body_exclude_as_apply_rules_does(tab, server, store, heading_pages):
+    store.put_rules("127.0.0.1", {
+        "format": 1, "site": "127.0.0.1", "pages_learned": 5, "confidence": 0.9,
+        "templates": [{"name": "story", "match": ["article.story"], "include": ["article.story"],
+                       "exclude": ["header.meta", "div.share"], "heading": ["h1", "header.meta p.dateline"],
+                       "words": [1, 1000]}],
+    })
+    tab.goto(heading_pages + "/heading")
+    state = click_bookmarklet(tab, server)
+    assert state["method"] == "rules" and state["template"] == "story", state
+    rules, page = store.rules("127.0.0.1"), next(store.pages("127.0.0.1"))
+    found = apply_rules(rules, page=page)
+    assert found.text.splitlines() == [
+        "Harbour cranes return", "14 August 2026, 09:30",
+        "The harbour cranes came back on Monday after the long winter repairs were finished at last.",
+        "Dock workers cheered as the cranes turned over the water for the first time since autumn.",
+    ]
+    assert found.body.splitlines() == found.text.splitlines()[2:]
+    assert highlighted(tab) == found.text.splitlines()
+    assert apply_rules(rules, html=HEADING_PAGE).text == found.text
