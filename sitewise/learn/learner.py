@@ -170,7 +170,7 @@ class SiteLearner:
                 unlearned.extend(group.pages)
                 continue
             include, exclude = _enforce_feedback(pages, records, selection, induced.include, induced.exclude, feedback)
-            heading = _heading_rules(records, path_of, index, selection)
+            heading = _heading_rules(records, path_of, index, selection, marked=bool(marked))
             template, agreement, texts = _measure(f"t{number}", pages, records, selection, include, exclude, heading)
             if agreement < MIN_TEMPLATE_AGREEMENT and not marked:
                 log.debug("template t%d (%d pages): rules reproduce the article on its own pages at F1 %.2f only: "
@@ -259,7 +259,7 @@ def _path_weights(
 
 
 def _heading_rules(
-    records: Sequence[BlockRecord], path_of: Sequence[int], index: PathIndex, selection: Selection
+    records: Sequence[BlockRecord], path_of: Sequence[int], index: PathIndex, selection: Selection, *, marked: bool
 ) -> list[str]:
     """Selectors for the article's heading, induced apart from the body's (against everything else on
     the pages, the body included); none when they would not pick it out well (F1 below
@@ -269,11 +269,13 @@ def _heading_rules(
         return []
     positive, negative = _path_weights(records, path_of, len(index.paths), selection, selection.heading)
     induced = induce(index, positive, negative, equivalents=False, max_include=MAX_HEADING_INCLUDE)
-    members = set(selection.pages)
-    refused = {
-        path_of[n] for n, record in enumerate(records)
-        if record.page in members and selection.weight[n] > record.chars and not selection.article[n]
-    }
+    refused: set[int] = set()
+    if marked:  # readers' marks are weighted up (selection.FEEDBACK_WEIGHT): those still not article
+        members = set(selection.pages)
+        refused = {
+            path_of[n] for n, record in enumerate(records)
+            if record.page in members and selection.weight[n] > record.chars and not selection.article[n]
+        }
     # Includes only: a heading is a few small elements, and the HTML path reads them before any
     # exclude could be applied to them.
     include, chosen = [], np.zeros(len(index.paths), dtype=bool)
