@@ -30,17 +30,19 @@ TITLES = ["Harbour cranes return after winter", "River bridge reopens to cyclist
 AUTHORS = ["Ada Brook", "Lena Ortiz", "Sam Okafor", "Mira Castell"]
 
 
-def story(number: int, author: str | None = None) -> tuple[str, str]:
+def story(number: int, author: str | None = None, player: bool = False) -> tuple[str, str]:
     """A story page: the headline and byline in a header *outside* the body's container, a share bar
-    and a photo with its caption between them and the body, and comments after the article."""
+    (and, with ``player``, an audio player) and a photo with its caption between them and the body,
+    and comments after the article."""
     author = author or AUTHORS[number]
+    audio = f"<div class='audio-player'><p>Listen: {TITLES[number]}</p></div>" if player else ""
     paragraphs = "".join(f"<p>{p}</p>" for p in PARAGRAPHS[number])
     html = (
         f"<html><head><title>{TITLES[number]} | Gazette</title></head><body>"
         "<ul class='menu'><li><a href='/'>Home</a></li><li><a href='/news'>News</a></li></ul>"
         f"<div class='page'><header class='story-head'><h1>{TITLES[number]}</h1>"
         f"<p class='byline'>By {author}, {number + 3} March 2026</p>"
-        "<p class='tools'>Share this story with your friends</p>"
+        f"<p class='tools'>Share this story with your friends</p>{audio}"
         f"<figure><figcaption class='caption'>Photo {number}: the scene on the day</figcaption></figure></header>"
         f"<div class='story-body'>{paragraphs}</div>"
         "<div class='comments'><p>Great news, we waited so long for this to happen.</p></div></div>"
@@ -73,6 +75,15 @@ def test_a_one_author_blogs_date_line_is_heading_though_its_words_recur():
     learner = SiteLearner().fit([static_page(*story(n, "Ada Brook")) for n in range(3)])
     found = learner.predict(static_page(*story(3, "Ada Brook")))
     assert found.text.splitlines()[:2] == [TITLES[3], "By Ada Brook, 6 March 2026"]
+
+
+def test_a_media_player_between_headline_and_body_is_not_heading():
+    """A player's label (here unique per page, so no repeat filter catches it) is not a byline or a
+    standfirst: its element is named like a player."""
+    learner = SiteLearner().fit([static_page(*story(n, player=True)) for n in range(3)])
+    found = learner.predict(static_page(*story(3, player=True)))
+    body = set(found.body.splitlines())
+    assert [line for line in found.text.splitlines() if line not in body] == [TITLES[3], "By Mira Castell, 6 March 2026"]
 
 
 def test_html_and_blocks_give_the_same_article(learner):

@@ -52,10 +52,12 @@ MIN_HEADLINE_SIMILARITY = 0.5
 HEADLINE_TAGS = frozenset({"h1", "h2", "h3"})
 #: Heading blocks may carry more linked text than body text: a byline links the author's name.
 MAX_HEADING_LINK_DENSITY = 0.7
-#: Class/id words of figure parts and category lists: between the headline and the body these belong
-#: to a picture or to navigation, not to the heading (the grow phase judges captions by their cluster).
+#: Class/id words of figure parts, media players and category lists: between the headline and the body
+#: these belong to a picture, a player's controls or navigation, not to the heading (the grow phase
+#: judges captions by their cluster).
 NOT_HEADING_WORDS = frozenset(
-    "caption captions credit credits photo photos image images slideshow gallery category categories".split()
+    "caption captions credit credits photo photos image images slideshow gallery category categories "
+    "audio video player media".split()
 )
 #: A year in a block's text: a date line recurs on a one-author blog ("by John on July 7, 2012" reads
 #: "by John on July , " with its digits ignored) yet is each page's own.
