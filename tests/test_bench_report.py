@@ -122,3 +122,19 @@ def test_merge_replaces_rerun_systems_and_keeps_the_others(comparison):
     assert merged.systems["goose3"].run == 1 and len(comparison.runs) == 2
     goose_row = next(line for line in render(comparison).splitlines() if line.startswith("| goose3 | 0.600 | 0.600 | 0.600 |"))
     assert goose_row.endswith("| 2 |")  # the set now mixes runs: each row says which
+
+
+def test_a_run_whose_numbers_were_all_replaced_is_dropped(comparison):
+    """Re-running the same systems twice used to leave the first re-run listed with nothing of its own."""
+    def rerun(command: str) -> Comparison:
+        newer = Comparison(runs=[{"command": command}])
+        again = SetRun(SetSpec("cleaneval", "data/cleaneval"), pages=2, sites=2)
+        again.systems = {"sitewise": _system("sitewise", "data/cleaneval", {"x.org": [0.8], "y.org": [0.8]})}
+        newer.sets = {"cleaneval": again}
+        return newer
+
+    comparison.merge(rerun("first re-run"))
+    comparison.merge(rerun("second re-run"))
+    assert [run["command"] for run in comparison.runs] == ["sitewise bench compare", "second re-run"]
+    assert comparison.sets["cleaneval"].systems["sitewise"].run == 1
+    assert comparison.sets["cleaneval"].systems["trafilatura"].run == 0

@@ -255,7 +255,8 @@ class Comparison:
         return comparison
 
     def merge(self, newer: "Comparison") -> None:
-        """Take ``newer``'s systems (and skips) over ours, set by set; runs are numbered on."""
+        """Take ``newer``'s systems (and skips) over ours, set by set; runs are numbered on, and a run
+        whose every number a later one replaced is dropped (the report lists the runs behind its numbers)."""
         offset = len(self.runs)
         self.runs.extend(newer.runs)
         self.render = newer.render or self.render
@@ -273,6 +274,15 @@ class Comparison:
             for name, reason in new_run.skipped.items():
                 if name not in old_run.systems:
                     old_run.skipped[name] = reason
+        self._drop_superseded_runs()
+
+    def _drop_superseded_runs(self) -> None:
+        used = sorted({system.run for set_run in self.sets.values() for system in set_run.systems.values()})
+        renumber = {old: new for new, old in enumerate(used)}
+        self.runs = [self.runs[old] for old in used]
+        for set_run in self.sets.values():
+            for system in set_run.systems.values():
+                system.run = renumber[system.run]
 
 
 def _write_pages(path: Path, pages: Sequence[Any]) -> None:
