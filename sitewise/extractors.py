@@ -75,6 +75,15 @@ REGISTRY: dict[str, str] = {
 
 #: The registered extractors that tell an article's heading from its body (their ``part`` option).
 PART_AWARE = frozenset({"rules", "sitewise"})
+#: What of a page's article those extractors return: all of it, or the body without its heading.
+PARTS = ("article", "body")
+
+
+def check_part(part: str) -> str:
+    """``part`` when it is one of :data:`PARTS`; a ValueError naming them otherwise."""
+    if part not in PARTS:
+        raise ValueError(f"part must be one of {', '.join(PARTS)}, not {part!r}")
+    return part
 
 
 def get_extractor(name: str, **options: Any) -> Extractor:

@@ -13,7 +13,7 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
-from .extractors import Document
+from .extractors import Document, check_part
 from .page import Block, Page
 
 if TYPE_CHECKING:
@@ -183,8 +183,6 @@ class SitewiseExtractor:
     per_site = True
 
     def __init__(self, mss_model: str | None = None, part: str = "article") -> None:
-        from .learn.extractor import check_part
-
         self.mss_model = mss_model
         #: "article", or "body": the rules' body without the heading (MSS gives one text either way).
         self.part = check_part(part)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from sitewise.extractors import Document
-from sitewise.learn.extractor import RulesExtractor, check_part
+from sitewise.extractors import Document, check_part
+from sitewise.learn.extractor import RulesExtractor
 from sitewise.learn.learner import SiteLearner
 from sitewise.learn.rules import RulesError, apply_rules, validate_rules
 

@@ -12,19 +12,9 @@ from __future__ import annotations
 import logging
 from typing import Any, Sequence
 
-from ..extractors import Document, Extractor, get_extractor
+from ..extractors import Document, Extractor, check_part, get_extractor
 from .learner import LearnError, SiteLearner
 from .rules import apply_rules
-
-#: What of a page's article an extractor returns: all of it, or the body without its heading.
-PARTS = ("article", "body")
-
-
-def check_part(part: str) -> str:
-    """``part`` when it is one of :data:`PARTS`; a ValueError naming them otherwise."""
-    if part not in PARTS:
-        raise ValueError(f"part must be one of {', '.join(PARTS)}, not {part!r}")
-    return part
 
 log = logging.getLogger(__name__)
 

@@ -392,9 +392,9 @@ def _choose_matches(
     to tell it apart from the templates tried *after* it. The rarer layouts are tried first, the site's
     most common layout last: its match is simply its first include (the article's container), so a
     page of a layout not seen while learning gets the common template unless its article container is
-    missing, rather than none because some wrapper of the training pages happened to differ. A rarer template whose match would also be present on pages of a later
-    one cannot be told apart: it is dropped (its pages fall back) rather than allowed to take the
-    later template's pages."""
+    missing, rather than none because some wrapper of the training pages happened to differ. A rarer
+    template whose match would also be present on pages of a later one cannot be told apart: it is
+    dropped (its pages fall back) rather than allowed to take the later template's pages."""
     regions = [template.pop("_regions") for template in templates]
     order = sorted(range(len(templates)), key=lambda i: (len(reports[i].pages), -i))
     kept: list[int] = []

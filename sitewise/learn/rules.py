@@ -11,8 +11,8 @@ worker, eval, and — via the same JSON — the bookmarklet) turns rules into ar
    taking each element's whole text once (an element inside another selected one adds nothing) and
    each repeated passage once (:func:`drop_repeats`) — the article's *body*; and, when the template
    has ``heading`` selectors, the article's heading (headline, byline, date line, standfirst) wherever
-   it sits, even inside a body exclude. The text is both, in
-   document order; :attr:`Extraction.body` is the body alone;
+   it sits, even inside a body exclude. The text is both, in document order; :attr:`Extraction.body`
+   is the body alone;
 3. check: the result is *confident* only when it has text and its word count is inside the template's
    ``words`` range; otherwise the caller falls back (MSS) and may queue the page as a new template.
 """

@@ -221,12 +221,12 @@ def _mark_heading(
         if n >= first_body:
             break
         record = records[n]
-        own_steps = record.steps[len(container):]
         heading[n] = (
             record.steps[: len(container)] == container
             and record.block.link_density <= MAX_HEADING_LINK_DENSITY
             and (repeat_of[n] <= MAX_REPEAT or _YEAR.search(record.text) is not None)
-            and not any(non_article_name(step) or names_any(step, NOT_HEADING_WORDS) for step in own_steps)
+            and not _named_non_article(record, container)
+            and not any(names_any(step, NOT_HEADING_WORDS) for step in record.steps[len(container):])
         )
 
 

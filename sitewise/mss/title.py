@@ -11,7 +11,8 @@ import re
 
 from lxml import etree
 
-_WORD = re.compile(r"\w+")
+from .. import metrics
+
 #: What separates the headline from the site's name in a ``<title>``: "Story | Site", "Site - Story".
 _TITLE_SEPARATOR = re.compile(r"\s+[|\-–—:»·•/]+\s+|\s*::\s*|\s+\|\s*|\s*\|\s+")
 #: Fallback separators, tried only when the headline matches no heading: also "Site: Story" (a colon
@@ -40,20 +41,16 @@ MIN_ONE_SIDED_MATCH = 0.6
 MAX_HEADING_WORDS = 40
 
 
-def _words(text: str) -> list[str]:
-    return _WORD.findall(text.lower())
-
-
 def page_headline(root: etree._Element) -> list[str]:
     """The words of the page's headline: ``og:title`` when the page has one, else the longest part of
     ``<title>`` between separators (the part that is not the site's name); [] when neither exists."""
     for meta in root.iter("meta"):
         if (meta.get("property") or meta.get("name") or "").lower() in ("og:title", "twitter:title"):
-            words = _words(meta.get("content") or "")
+            words = metrics.words(meta.get("content") or "")
             if len(words) >= MIN_SHARED_WORDS:
                 return words
     for title in root.iter("title"):
-        parts = [_words(part) for part in _TITLE_SEPARATOR.split(title.text or "")]
+        parts = [metrics.words(part) for part in _TITLE_SEPARATOR.split(title.text or "")]
         return max(parts, key=len, default=[])
     return []
 
@@ -65,7 +62,7 @@ def headline_alternatives(root: etree._Element, headline: list[str] | None = Non
     if headline is None:
         headline = page_headline(root)
     for title in root.iter("title"):
-        parts = sorted((_words(part) for part in _LOOSE_SEPARATOR.split(title.text or "")), key=len, reverse=True)
+        parts = sorted((metrics.words(part) for part in _LOOSE_SEPARATOR.split(title.text or "")), key=len, reverse=True)
         return [part for part in parts if len(part) >= MIN_SHARED_WORDS and part != headline]
     return []
 
@@ -78,7 +75,7 @@ def title_heading(root: etree._Element, headline: list[str]) -> etree._Element |
     wanted = set(headline)
     best, best_coverage = None, 0.0
     for element in _CANDIDATES(root):
-        words = _words(" ".join(element.itertext()))
+        words = metrics.words(" ".join(element.itertext()))
         if not words or len(words) > MAX_HEADING_WORDS:
             continue
         shared = wanted.intersection(words)

@@ -9,20 +9,19 @@ of the truth are skipped (the truth is not really on the page, or the page did n
 from __future__ import annotations
 
 import logging
-import re
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
 import numpy as np
 
+from .. import metrics
 from .extractor import MSS
 from .scorers import FEATURES, FeatureCounter, NaiveBayesScorer
 from .tokenize import WORD, TokenSequence
 
 log = logging.getLogger(__name__)
 
-_WORD = re.compile(r"\w+")
 
 #: A line with at least this share of its word shingles in the truth is article text.
 MIN_LINE_MATCH = 0.5
@@ -34,17 +33,13 @@ MIN_TRUTH_COVERAGE = 0.6
 MIN_TRUTH_WORDS = 20
 
 
-def _words(text: str) -> list[str]:
-    return _WORD.findall(text.lower())
-
-
 def _shingles(words: list[str], size: int) -> set[tuple[str, ...]]:
     return {tuple(words[i : i + size]) for i in range(len(words) - size + 1)}
 
 
 def label_tokens(tokens: TokenSequence, truth: str) -> tuple[np.ndarray, float]:
     """(in/out label per token, share of the truth's words covered by "in" words)."""
-    truth_words = _words(truth)
+    truth_words = metrics.words(truth)
     labels = np.zeros(len(tokens), dtype=bool)
     if not truth_words or not len(tokens):
         return labels, 0.0
@@ -59,7 +54,7 @@ def label_tokens(tokens: TokenSequence, truth: str) -> tuple[np.ndarray, float]:
     boundaries = np.flatnonzero(np.diff(line_of)) + 1
     matched_words: Counter = Counter()
     for run in np.split(word_positions, boundaries):
-        words = [w for i in run.tolist() for w in _words(tokens.words[i])]
+        words = [w for i in run.tolist() for w in metrics.words(tokens.words[i])]
         if not words:
             continue
         if len(words) >= SHINGLE:
@@ -146,7 +141,7 @@ def train(
     report = TrainingReport()
     for html, truth in pairs:
         report.pages += 1
-        if len(_words(truth)) < MIN_TRUTH_WORDS:
+        if len(metrics.words(truth)) < MIN_TRUTH_WORDS:
             report.skip("truth too short")
             continue
         tokens = pipeline.tokens(html)
