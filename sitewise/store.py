@@ -31,7 +31,9 @@ from typing import Any, Iterator
 
 import redis
 
+from .config import Settings
 from .page import Page, PageError
+from .redis_conn import connect
 
 PREFIX = "sw:"
 SITES = PREFIX + "sites"
@@ -235,10 +237,7 @@ def _decode_page(blob: bytes) -> Page:
         raise PageError("(stored page)", f"corrupt record: {exc}") from None
 
 
-def open_store(settings: "Settings | None" = None) -> Store:
+def open_store(settings: Settings | None = None) -> Store:
     """The store the configuration names (``REDIS_URL`` or the embedded Redis in the data directory)."""
-    from .config import Settings
-    from .redis_conn import connect
-
     settings = settings or Settings.from_env()
     return Store(connect(settings.redis_url, settings.data_dir), settings.max_pages_per_site)

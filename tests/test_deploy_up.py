@@ -8,7 +8,6 @@ import re
 import signal
 import subprocess
 import sys
-import time
 
 import pytest
 import redis
@@ -72,7 +71,7 @@ def test_up_serves_learns_with_several_workers_reports_a_dead_one_and_stops_clea
         log = up.log
         # Where each part listens.
         assert re.search(r"redis: embedded redis-server \(pid \d+\) listening on unix://\S+redis\.sock", log)
-        assert f"web: gunicorn (pid" in log and f"listening on {up.base_url}/" in log
+        assert "web: gunicorn (pid" in log and f"listening on {up.base_url}/" in log
         assert re.search(r"worker-1: RQ worker \w+ \(pid \d+\) consuming queue sitewise-learn", log)
         assert re.search(r"worker-2: RQ worker \w+ \(pid \d+\) consuming queue sitewise-learn", log)
         everything = descendants(up.process.pid)

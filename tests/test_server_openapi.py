@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import re
 
-import pytest
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012

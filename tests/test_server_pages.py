@@ -80,7 +80,7 @@ def test_dashboard_of_an_unknown_site_or_page_is_404(client, store):
 
 
 def test_nothing_from_an_uploaded_page_is_rendered_as_html(client, store):
-    data = page_dict(f'https://news.example/a/"><script>alert(2)</script>', blocks=0,
+    data = page_dict('https://news.example/a/"><script>alert(2)</script>', blocks=0,
                      titles=[HOSTILE], descriptions=[HOSTILE])
     data["blocks"] = [block(HOSTILE + f" paragraph {i} of a long enough text to count as article text.",
                             "body > main > p", top=100 + 40 * i) for i in range(4)]

@@ -33,7 +33,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 #: Where the report goes (relative to the working directory, normally the repository).
 DEFAULT_REPORT = Path("docs/bench-load.md")
