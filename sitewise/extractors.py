@@ -75,7 +75,7 @@ REGISTRY: dict[str, str] = {
 
 #: The registered extractors that tell an article's heading from its body (their ``part`` option).
 PART_AWARE = frozenset({"rules", "sitewise"})
-#: What of a page's article those extractors return: all of it, or the body without its heading.
+#: What of a page's article those extractors return: all of it, or the body (no heading, no captions).
 PARTS = ("article", "body")
 
 

@@ -184,7 +184,7 @@ class SitewiseExtractor:
 
     def __init__(self, mss_model: str | None = None, part: str = "article") -> None:
         self.mss_model = mss_model
-        #: "article", or "body": the rules' body without the heading (MSS gives one text either way).
+        #: "article", or "body": the rules' body without heading and captions (MSS gives one text either way).
         self.part = check_part(part)
         self.rules_: dict[str, Any] | None = None
 

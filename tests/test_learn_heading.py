@@ -142,3 +142,29 @@ def test_the_rules_extractor_scores_the_body_alone_on_request():
     assert body.splitlines() == PARAGRAPHS[3]
     with pytest.raises(ValueError, match="part must be one of article, body"):
         check_part("headline")
+
+
+CAPTIONED = (
+    "<html><body><article class='story'><h1>Harbour cranes return</h1>"
+    "<p>The harbour cranes came back on Monday.</p>"
+    "<figure><img src='cranes.jpg'><figcaption>The new cranes at dawn</figcaption></figure>"
+    "<div class='image'><div class='captionwrap'><p>Dock workers at the gate</p></div>"
+    "<p class='image-credit'>Ada Brook/Gazette</p></div>"
+    "<p>Dock workers cheered as the cranes turned.</p></article></body></html>"
+)
+
+
+@pytest.mark.parametrize("heading", [[], ["h1"]])
+def test_media_captions_and_credits_are_article_text_but_not_body(heading):
+    rules = validate_rules({"site": "gazette.test", "templates": [
+        {"name": "t1", "match": ["article.story"], "include": ["article.story"], "heading": heading, "words": [1, 1000]},
+    ]})
+    from_html = apply_rules(rules, html=CAPTIONED)
+    from_blocks = apply_rules(rules, page=static_page("http://gazette.test/news/9", CAPTIONED))
+    assert from_html.text.splitlines() == [
+        "Harbour cranes return", "The harbour cranes came back on Monday.", "The new cranes at dawn",
+        "Dock workers at the gate", "Ada Brook/Gazette", "Dock workers cheered as the cranes turned.",
+    ]
+    body = ["The harbour cranes came back on Monday.", "Dock workers cheered as the cranes turned."]
+    assert from_html.body.splitlines() == (body if heading else ["Harbour cranes return", *body])
+    assert (from_blocks.text, from_blocks.body) == (from_html.text, from_html.body)

@@ -58,8 +58,8 @@ STANDARD_SUITE: tuple[tuple[str, str, str | None, str | None], ...] = (
     ("l3s-gn1", "l3s-gn1", None, None),
 )
 #: Sets whose truth is an article's body alone: spider's is Diffbot's ``text`` field, which leaves the
-#: headline, author and date to fields of their own. Systems that tell heading from body are scored on
-#: their body there, not on their whole article.
+#: headline, author, date and image captions to fields of their own. Systems that tell heading from body
+#: are scored on their body there, not on their whole article.
 BODY_TRUTH_SETS = frozenset({"spider"})
 #: Error messages are kept this long (a render failure can quote the whole page).
 ERROR_CHARS = 300
@@ -105,7 +105,7 @@ class SetSpec:
         else:
             described = "all pages (single-page extraction; no site learned)"
         if self.part == "body":
-            described += "; rules and sitewise scored on the article body (no headline, byline or date line)"
+            described += "; rules and sitewise scored on the article body (no headline, byline, date line or captions)"
         return described
 
     @classmethod

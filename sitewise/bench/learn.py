@@ -216,7 +216,7 @@ def accuracy_section(name: str, sites: dict[str, Site]) -> list[str]:
     part = scored_part(name)
     lines = [f"## {name}: learn on each site's train pages, score its test pages", ""]
     if part == "body":
-        lines += ["Scored on the article body (no headline, byline or date line): the truth is Diffbot's `text`.", ""]
+        lines += ["Scored on the article body (no headline, byline, date line or captions): the truth is Diffbot's `text`.", ""]
     header = "| site | test pages | mean F1 | median F1 | paths | learn s |"
     if fallback is not None:
         header += " mean F1 with MSS fallback |"

@@ -25,7 +25,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--part", choices=("article", "body"), default="article",
         help="rules, sitewise: what of the article to score -- all of it (default), or the body without its "
-        "heading (headline, byline, date line), as Diffbot's text field (the spider set's truth) defines it",
+        "heading (headline, byline, date line) and media captions, as Diffbot's text field (the spider set's "
+        "truth) defines it",
     )
     parser.add_argument("--limit", type=int, help="score at most N pages (whole sites for per-site learners)")
     parser.add_argument("--workers", type=int, default=2, help="parallel pages while rendering (default 2)")

@@ -12,7 +12,7 @@ worker, eval, and — via the same JSON — the bookmarklet) turns rules into ar
    each repeated passage once (:func:`drop_repeats`) — the article's *body*; and, when the template
    has ``heading`` selectors, the article's heading (headline, byline, date line, standfirst) wherever
    it sits, even inside a body exclude. The text is both, in document order; :attr:`Extraction.body`
-   is the body alone;
+   is the body alone, without its media captions and credits (:func:`is_caption`);
 3. check: the result is *confident* only when it has text and its word count is inside the template's
    ``words`` range; otherwise the caller falls back (MSS) and may queue the page as a new template.
 """
@@ -42,6 +42,12 @@ _WORD = re.compile(r"\w+")
 #: A selected text repeated word for word is given once when it has at least this many words (shorter
 #: repeats, "Q:" or "* * *", are the article's own rhythm).
 MIN_REPEAT_WORDS = 4
+#: Media captions and photo credits belong to the article but not to its body: Diffbot's text (spider's
+#: truth) gives them with the images, and so does human-corrected truth (spider's chaos pages). Found as
+#: parts of class and id names ("wp-caption-text", "captionwrap", "image-credit") and as <figcaption>.
+CAPTION_NAME_PARTS = ("caption", "credit")
+#: ... on a line's block and its nearest ancestors: a caption wraps a paragraph or two, not the article.
+CAPTION_DEPTH = 3
 T = TypeVar("T")
 
 
@@ -66,7 +72,7 @@ class Extraction:
     template: str | None
     confident: bool
     reason: str
-    #: The body alone: ``text`` without the heading's lines (equal to it when the template has no heading).
+    #: The body alone: ``text`` without the heading's lines and without media captions and credits.
     body: str = ""
     #: Selected blocks, in document order (when applied to a collected page).
     blocks: list[Block] = field(default_factory=list)
@@ -249,33 +255,47 @@ def select_blocks(blocks: Sequence[Block], include: Sequence[str], exclude: Sequ
     return RuleMatcher(include, exclude).select(blocks)
 
 
+def is_caption(tag: str, names: Iterable[str]) -> bool:
+    """Whether an element with this tag and these class/id names holds a media caption or credit."""
+    return tag == "figcaption" or any(part in name.lower() for name in names for part in CAPTION_NAME_PARTS)
+
+
+def _is_caption_path(steps: Sequence[Step]) -> bool:
+    return any(is_caption(step.tag, [step.id, *step.classes]) for step in steps[-CAPTION_DEPTH:])
+
+
 class TemplateMatcher:
     """A template's body and heading rules, reusable across the pages of a site."""
 
     def __init__(self, template: dict[str, Any]) -> None:
         self.body = RuleMatcher(template["include"], template.get("exclude", []))
         self.heading = BlockMatcher(template.get("heading") or [])
-        # (body, heading) per selector path string: one look at each distinct path for both parts.
+        # (in the article, in its body) per selector path string: one look at each distinct path.
         self._verdicts: dict[str, tuple[bool, bool]] = {}
 
     def select(self, blocks: Sequence[Block]) -> tuple[list[int], set[int]]:
-        """Indices of the article's blocks in document order, and which of them are heading."""
+        """Indices of the article's blocks in document order, and those of them that are not its body:
+        its heading, and the body's media captions and credits."""
         verdicts, body, heading = self._verdicts, self.body, self.heading
         chosen: list[int] = []
-        headings: set[int] = set()
+        not_body: set[int] = set()
         for index, block in enumerate(blocks):
             verdict = verdicts.get(block.selector)
             if verdict is None:
                 steps = block_steps(block)
-                verdict = verdicts[block.selector] = (
-                    body.included.selects(steps) and not body.excluded.selects(steps), heading.selects(steps)
-                )
-            if verdict[1]:
-                headings.add(index)
+                if heading.selects(steps):
+                    verdict = (True, False)
+                elif body.included.selects(steps) and not body.excluded.selects(steps):
+                    verdict = (True, not _is_caption_path(steps))
+                else:
+                    verdict = (False, False)
+                verdicts[block.selector] = verdict
+            in_article, in_body = verdict
+            if in_article:
                 chosen.append(index)
-            elif verdict[0]:
-                chosen.append(index)
-        return chosen, headings
+                if not in_body:
+                    not_body.add(index)
+        return chosen, not_body
 
 
 def choose_template_for_blocks(templates: Iterable[dict[str, Any]], blocks: Sequence[Block]) -> dict[str, Any] | None:
@@ -291,10 +311,10 @@ def _apply_to_blocks(templates: Sequence[dict[str, Any]], blocks: Sequence[Block
     template = choose_template_for_blocks(templates, blocks)
     if template is None:
         return Extraction("", None, False, "no template matched")
-    selected, heading = TemplateMatcher(template).select(blocks)
+    selected, not_body = TemplateMatcher(template).select(blocks)
     chosen = drop_repeats(selected, lambda i: blocks[i].text)
     text = "\n".join(blocks[i].text for i in chosen)
-    body = "\n".join(blocks[i].text for i in chosen if i not in heading) if heading else text
+    body = "\n".join(blocks[i].text for i in chosen if i not in not_body)
     confident, reason = _judge(template, text, bool(chosen))
     return Extraction(text, template["name"], confident, reason, body=body, blocks=[blocks[i] for i in chosen])
 
@@ -313,15 +333,15 @@ def _apply_to_html(templates: Sequence[dict[str, Any]], html: str) -> Extraction
     elements, parts = _article_lines(tree, template)
     kept = drop_repeats(parts, lambda part: part[1])
     text = "\n".join(line for _, line in kept)
-    body = "\n".join(line for is_heading, line in kept if not is_heading)
+    body = "\n".join(line for in_body, line in kept if in_body)
     confident, reason = _judge(template, text, bool(kept))
     return Extraction(text, template["name"], confident, reason, body=body, elements=elements)
 
 
 def _article_lines(tree: Any, template: dict[str, Any]) -> tuple[list[Any], list[tuple[bool, str]]]:
     """The body's elements, and the article's lines in document order, each marked True when it is
-    the heading's. The heading is read before the body's excludes change the tree: a date line may sit
-    inside an element the body excludes."""
+    the body's (not the heading's, not a caption). The heading is read before the body's excludes change
+    the tree: a date line may sit inside an element the body excludes."""
     include, exclude, heading = template["include"], template.get("exclude", []), template.get("heading", [])
     pending: list[tuple[float, list[str]]] = []  # heading elements the body will not give, by position
     heading_ids: set[int] = set()
@@ -342,16 +362,34 @@ def _article_lines(tree: Any, template: dict[str, Any]) -> tuple[list[Any], list
     if exclude:
         _remove(tree, ", ".join(exclude))
     elements = _outermost(tree.css(", ".join(include)))
+    body_lines = [(element, line, block) for element in elements for line, block in _lines_and_blocks(element)]
     if not heading:
-        return elements, [(False, line) for element in elements for line in element_lines(element)]
+        return elements, [(not _is_caption_node(block, element), line) for element, line, block in body_lines]
     placed = [
-        (order[element.mem_id], not heading_ids.isdisjoint(_ancestor_ids(block, stop=element)), line)
-        for element in elements
-        for line, block in _lines_and_blocks(element)
+        (
+            order[element.mem_id],
+            heading_ids.isdisjoint(_ancestor_ids(block, stop=element)) and not _is_caption_node(block, element),
+            line,
+        )
+        for element, line, block in body_lines
     ]
-    placed += [(position, True, line) for position, lines in pending for line in lines]
+    placed += [(position, False, line) for position, lines in pending for line in lines]
     placed.sort(key=lambda part: part[0])  # stable: an element's lines keep their order
-    return elements, [(is_heading, line) for _, is_heading, line in placed]
+    return elements, [(in_body, line) for _, in_body, line in placed]
+
+
+def _is_caption_node(block: Any, stop: Any) -> bool:
+    """Whether a line's block or one of its nearest ancestors (not beyond ``stop``) is a caption."""
+    node = block
+    for _ in range(CAPTION_DEPTH):
+        attributes = node.attributes
+        names = [attributes.get("id") or "", *(attributes.get("class") or "").split()]
+        if is_caption(node.tag, names):
+            return True
+        if node.mem_id == stop.mem_id or node.parent is None:
+            return False
+        node = node.parent
+    return False
 
 
 def _ancestor_ids(node: Any, stop: Any = None) -> list[int]:
