@@ -60,8 +60,9 @@ ORIGINAL = {"npr:npr.org": 0.995, "theverge:theverge.com": 0.62, "usatoday:usato
 ORIGINAL_NOTE = (
     "*original*: what the spider project reported — its word accuracy against Diffbot's text (edit distance "
     "of the word sequences) for npr and usatoday, and the issue's measurements of it for techcrunch and "
-    "theverge; the truth is Diffbot's, which leaves out headlines, captions and (on npr) quotes that "
-    "human annotators keep, so a human-like extraction loses a few points against it."
+    "theverge; the truth is Diffbot's, which leaves out headlines, bylines and captions (as the article's "
+    "body, scored here, does) and also block quotes (npr: embedded tweets, quoted passages) and some lists "
+    "(theverge) that human annotators keep, so a human-like extraction loses a few points against it."
 )
 
 
