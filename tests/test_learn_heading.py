@@ -168,3 +168,15 @@ def test_media_captions_and_credits_are_article_text_but_not_body(heading):
     body = ["The harbour cranes came back on Monday.", "Dock workers cheered as the cranes turned."]
     assert from_html.body.splitlines() == (body if heading else ["Harbour cranes return", *body])
     assert (from_blocks.text, from_blocks.body) == (from_html.text, from_html.body)
+
+
+def test_a_body_named_like_a_caption_is_still_the_body():
+    """Captions are a small part of a body: a container whose name only contains the word is not one."""
+    page = ("<html><body><article class='credit-card-review'><h1>Cards compared</h1>"
+            "<p>Three cards give cash back on groceries this year.</p>"
+            "<p>The second one has no annual fee at all.</p></article></body></html>")
+    rules = validate_rules({"site": "cards.test", "templates": [
+        {"name": "t1", "match": [], "include": ["article"], "words": [1, 1000]},
+    ]})
+    for found in (apply_rules(rules, html=page), apply_rules(rules, page=static_page("http://cards.test/1", page))):
+        assert found.body == found.text and len(found.text.splitlines()) == 3

@@ -365,8 +365,7 @@ def _measure(
     matcher = TemplateMatcher(template)
     for page in selection.pages:
         blocks = pages[page].blocks
-        chosen, _ = matcher.select(blocks)
-        text = "\n".join(blocks[i].text for i in chosen)
+        text = "\n".join(blocks[i].text for i, _ in matcher.select(blocks))
         reference = "\n".join(records[n].text for n in article_of_page[page])
         references[page] = reference
         words.append(count_words(text))

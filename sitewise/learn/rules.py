@@ -48,6 +48,9 @@ MIN_REPEAT_WORDS = 4
 CAPTION_NAME_PARTS = ("caption", "credit")
 #: ... on a line's block and its nearest ancestors: a caption wraps a paragraph or two, not the article.
 CAPTION_DEPTH = 3
+#: What each line of an article is; the body is its BODY lines, and its CAPTION lines too when these hold
+#: more words than the rest: then the name means something else (a "credit-card-review" container).
+HEADING, CAPTION, BODY = "heading", "caption", "body"
 T = TypeVar("T")
 
 
@@ -270,32 +273,28 @@ class TemplateMatcher:
     def __init__(self, template: dict[str, Any]) -> None:
         self.body = RuleMatcher(template["include"], template.get("exclude", []))
         self.heading = BlockMatcher(template.get("heading") or [])
-        # (in the article, in its body) per selector path string: one look at each distinct path.
-        self._verdicts: dict[str, tuple[bool, bool]] = {}
+        # HEADING, CAPTION, BODY or None (not article) per selector path string: one look at each.
+        self._verdicts: dict[str, str | None] = {}
 
-    def select(self, blocks: Sequence[Block]) -> tuple[list[int], set[int]]:
-        """Indices of the article's blocks in document order, and those of them that are not its body:
-        its heading, and the body's media captions and credits."""
+    def select(self, blocks: Sequence[Block]) -> list[tuple[int, str]]:
+        """The article's blocks in document order: (index, HEADING, CAPTION or BODY)."""
         verdicts, body, heading = self._verdicts, self.body, self.heading
-        chosen: list[int] = []
-        not_body: set[int] = set()
+        chosen: list[tuple[int, str]] = []
         for index, block in enumerate(blocks):
-            verdict = verdicts.get(block.selector)
-            if verdict is None:
+            if block.selector in verdicts:
+                kind = verdicts[block.selector]
+            else:
                 steps = block_steps(block)
                 if heading.selects(steps):
-                    verdict = (True, False)
+                    kind = HEADING
                 elif body.included.selects(steps) and not body.excluded.selects(steps):
-                    verdict = (True, not _is_caption_path(steps))
+                    kind = CAPTION if _is_caption_path(steps) else BODY
                 else:
-                    verdict = (False, False)
-                verdicts[block.selector] = verdict
-            in_article, in_body = verdict
-            if in_article:
-                chosen.append(index)
-                if not in_body:
-                    not_body.add(index)
-        return chosen, not_body
+                    kind = None
+                verdicts[block.selector] = kind
+            if kind is not None:
+                chosen.append((index, kind))
+        return chosen
 
 
 def choose_template_for_blocks(templates: Iterable[dict[str, Any]], blocks: Sequence[Block]) -> dict[str, Any] | None:
@@ -311,12 +310,22 @@ def _apply_to_blocks(templates: Sequence[dict[str, Any]], blocks: Sequence[Block
     template = choose_template_for_blocks(templates, blocks)
     if template is None:
         return Extraction("", None, False, "no template matched")
-    selected, not_body = TemplateMatcher(template).select(blocks)
-    chosen = drop_repeats(selected, lambda i: blocks[i].text)
-    text = "\n".join(blocks[i].text for i in chosen)
-    body = "\n".join(blocks[i].text for i in chosen if i not in not_body)
+    chosen = drop_repeats(TemplateMatcher(template).select(blocks), lambda part: blocks[part[0]].text)
+    parts = [(kind, blocks[i].text) for i, kind in chosen]
+    text = "\n".join(line for _, line in parts)
     confident, reason = _judge(template, text, bool(chosen))
-    return Extraction(text, template["name"], confident, reason, body=body, blocks=[blocks[i] for i in chosen])
+    return Extraction(
+        text, template["name"], confident, reason, body=_body_text(parts), blocks=[blocks[i] for i, _ in chosen]
+    )
+
+
+def _body_text(parts: Sequence[tuple[str, str]]) -> str:
+    """The body's lines of an article's (kind, line) parts (see :data:`HEADING`)."""
+    words = {kind: 0 for kind in (HEADING, CAPTION, BODY)}
+    for kind, line in parts:
+        words[kind] += count_words(line)
+    kinds = (BODY, CAPTION) if words[CAPTION] > words[BODY] else (BODY,)
+    return "\n".join(line for kind, line in parts if kind in kinds)
 
 
 # -- on HTML ----------------------------------------------------------------------------------------
@@ -333,15 +342,14 @@ def _apply_to_html(templates: Sequence[dict[str, Any]], html: str) -> Extraction
     elements, parts = _article_lines(tree, template)
     kept = drop_repeats(parts, lambda part: part[1])
     text = "\n".join(line for _, line in kept)
-    body = "\n".join(line for in_body, line in kept if in_body)
     confident, reason = _judge(template, text, bool(kept))
-    return Extraction(text, template["name"], confident, reason, body=body, elements=elements)
+    return Extraction(text, template["name"], confident, reason, body=_body_text(kept), elements=elements)
 
 
-def _article_lines(tree: Any, template: dict[str, Any]) -> tuple[list[Any], list[tuple[bool, str]]]:
-    """The body's elements, and the article's lines in document order, each marked True when it is
-    the body's (not the heading's, not a caption). The heading is read before the body's excludes change
-    the tree: a date line may sit inside an element the body excludes."""
+def _article_lines(tree: Any, template: dict[str, Any]) -> tuple[list[Any], list[tuple[str, str]]]:
+    """The body's elements, and the article's lines in document order, each with its kind (HEADING,
+    CAPTION or BODY). The heading is read before the body's excludes change the tree: a date line may
+    sit inside an element the body excludes."""
     include, exclude, heading = template["include"], template.get("exclude", []), template.get("heading", [])
     pending: list[tuple[float, list[str]]] = []  # heading elements the body will not give, by position
     heading_ids: set[int] = set()
@@ -364,18 +372,22 @@ def _article_lines(tree: Any, template: dict[str, Any]) -> tuple[list[Any], list
     elements = _outermost(tree.css(", ".join(include)))
     body_lines = [(element, line, block) for element in elements for line, block in _lines_and_blocks(element)]
     if not heading:
-        return elements, [(not _is_caption_node(block, element), line) for element, line, block in body_lines]
+        return elements, [(_body_kind(block, element), line) for element, line, block in body_lines]
     placed = [
         (
             order[element.mem_id],
-            heading_ids.isdisjoint(_ancestor_ids(block, stop=element)) and not _is_caption_node(block, element),
+            _body_kind(block, element) if heading_ids.isdisjoint(_ancestor_ids(block, stop=element)) else HEADING,
             line,
         )
         for element, line, block in body_lines
     ]
-    placed += [(position, False, line) for position, lines in pending for line in lines]
+    placed += [(position, HEADING, line) for position, lines in pending for line in lines]
     placed.sort(key=lambda part: part[0])  # stable: an element's lines keep their order
-    return elements, [(in_body, line) for _, in_body, line in placed]
+    return elements, [(kind, line) for _, kind, line in placed]
+
+
+def _body_kind(block: Any, element: Any) -> str:
+    return CAPTION if _is_caption_node(block, element) else BODY
 
 
 def _is_caption_node(block: Any, stop: Any) -> bool:
