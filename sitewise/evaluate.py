@@ -241,7 +241,6 @@ def _fields_match(entry: Entry, where: dict[str, str]) -> bool:
     return all(str(entry.raw.get(name)) == value for name, value in where.items())
 
 
-
 def evaluate(
     manifest: str | Path,
     extractor_name: str,

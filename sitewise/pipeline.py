@@ -33,8 +33,8 @@ class Article:
 
     method: str
     text: str
-    #: The text without the article's heading (headline, byline, date line) when the rules tell the
-    #: two apart; the whole text otherwise.
+    #: The text without the article's heading (headline, byline, date line) and media captions when
+    #: the rules tell them apart; the whole text otherwise.
     body: str = ""
     site: str | None = None
     blocks: list[int] | None = None

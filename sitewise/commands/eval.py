@@ -4,6 +4,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from ..extractors import PART_AWARE, PARTS
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
@@ -23,7 +25,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "(repeatable: all must hold)",
     )
     parser.add_argument(
-        "--part", choices=("article", "body"), default="article",
+        "--part", choices=PARTS, default="article",
         help="rules, sitewise: what of the article to score -- all of it (default), or the body without its "
         "heading (headline, byline, date line) and media captions, as Diffbot's text field (the spider set's "
         "truth) defines it",
@@ -37,8 +39,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..evaluate import DEFAULT_RENDER_CACHE, evaluate, write_outputs
-
-    from ..extractors import PART_AWARE
 
     if args.part != "article" and args.extractor not in PART_AWARE:
         raise SystemExit(f"sitewise eval: --part {args.part}: only {', '.join(sorted(PART_AWARE))} tell the heading from the body")

@@ -271,14 +271,15 @@ class TemplateMatcher:
     """A template's body and heading rules, reusable across the pages of a site."""
 
     def __init__(self, template: dict[str, Any]) -> None:
-        self.body = RuleMatcher(template["include"], template.get("exclude", []))
+        self.included = BlockMatcher(template["include"])
+        self.excluded = BlockMatcher(template.get("exclude", []))
         self.heading = BlockMatcher(template.get("heading") or [])
         # HEADING, CAPTION, BODY or None (not article) per selector path string: one look at each.
         self._verdicts: dict[str, str | None] = {}
 
     def select(self, blocks: Sequence[Block]) -> list[tuple[int, str]]:
         """The article's blocks in document order: (index, HEADING, CAPTION or BODY)."""
-        verdicts, body, heading = self._verdicts, self.body, self.heading
+        verdicts, included, excluded, heading = self._verdicts, self.included, self.excluded, self.heading
         chosen: list[tuple[int, str]] = []
         for index, block in enumerate(blocks):
             if block.selector in verdicts:
@@ -287,7 +288,7 @@ class TemplateMatcher:
                 steps = block_steps(block)
                 if heading.selects(steps):
                     kind = HEADING
-                elif body.included.selects(steps) and not body.excluded.selects(steps):
+                elif included.selects(steps) and not excluded.selects(steps):
                     kind = CAPTION if _is_caption_path(steps) else BODY
                 else:
                     kind = None
@@ -321,10 +322,9 @@ def _apply_to_blocks(templates: Sequence[dict[str, Any]], blocks: Sequence[Block
 
 def _body_text(parts: Sequence[tuple[str, str]]) -> str:
     """The body's lines of an article's (kind, line) parts (see :data:`HEADING`)."""
-    words = {kind: 0 for kind in (HEADING, CAPTION, BODY)}
-    for kind, line in parts:
-        words[kind] += count_words(line)
-    kinds = (BODY, CAPTION) if words[CAPTION] > words[BODY] else (BODY,)
+    caption_words = sum(count_words(line) for kind, line in parts if kind == CAPTION)
+    body_words = sum(count_words(line) for kind, line in parts if kind == BODY)
+    kinds = (BODY, CAPTION) if caption_words > body_words else (BODY,)
     return "\n".join(line for kind, line in parts if kind in kinds)
 
 
@@ -395,11 +395,10 @@ def _is_caption_node(block: Any, stop: Any) -> bool:
     node = block
     for _ in range(CAPTION_DEPTH):
         attributes = node.attributes
-        names = [attributes.get("id") or "", *(attributes.get("class") or "").split()]
-        if is_caption(node.tag, names):
+        if is_caption(node.tag, [attributes.get("id") or "", *(attributes.get("class") or "").split()]):
             return True
         if node.mem_id == stop.mem_id or node.parent is None:
-            return False
+            break
         node = node.parent
     return False
 

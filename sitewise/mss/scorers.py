@@ -144,7 +144,8 @@ class LineScorer:
         alphabetic = np.fromiter(map(str.isalnum, map(itemgetter(0), words)), bool, len(words))
         line_words = np.bincount(word_lines[alphabetic], minlength=line_count)
         stop_list = stop_words(tokens.lang or None)  # English when the page declares none
-        stop = np.fromiter(map(stop_list.__contains__, map(str.lower, words)), bool, len(words))
+        lowered = list(map(str.lower, words))
+        stop = np.fromiter(map(stop_list.__contains__, lowered), bool, len(words))
         if stop_list and stop.sum() >= self.MIN_PAGE_STOP_WORD_SHARE * max(alphabetic.sum(), 1):
             stop_share = np.bincount(word_lines[stop], minlength=line_count) / np.maximum(line_words, 1)
             prose = (stop_share >= self.MIN_STOP_WORD_SHARE) | (
@@ -154,7 +155,7 @@ class LineScorer:
         short = line_chars < self.SHORT_LINE_CHARS
         # a © anywhere, or the word "copyright" in a short line: the page's legal footer
         copyright_sign = np.fromiter(map("©".__eq__, words), bool, len(words))
-        copyright_word = np.fromiter(map("copyright".__eq__, map(str.lower, words)), bool, len(words))
+        copyright_word = np.fromiter(map("copyright".__eq__, lowered), bool, len(words))
         copyright_lines = (np.bincount(word_lines[copyright_sign], minlength=line_count) > 0) | (
             short & (np.bincount(word_lines[copyright_word], minlength=line_count) > 0))
         classes = np.where(prose, PROSE, BOILERPLATE)
