@@ -14,15 +14,16 @@ import functools
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Sequence, Union
 
 import numpy as np
 
 from ..extractors import Document
+from .blockmodel import BlockModel, page_blocks
 from .boundaries import BOUNDARY_SCORE, closing_lines
 from .clean import CleanOptions, clean_dom, prune_block
 from .scorers import BaselineScorer, LineScorer, Scorer
-from .search import Segment, best_run_through, k_best, max_subsequence
+from .search import Segment, anchored, k_best, max_subsequence
 from .title import headline_alternatives, page_headline, title_heading
 from .tokenize import OPEN, WORD, TokenSequence, parse_html, tokenize
 
@@ -39,12 +40,6 @@ LEAD_CHUNK_MAX_GAP = 60
 #: ... and only if it is worth at least this share of the best chunk's value (a real paragraph, not one
 #: stray positive token).
 LEAD_CHUNK_MIN_SHARE = 0.02
-
-#: Title-anchored selection: when the best run misses the heading that repeats the page title, the best
-#: run through that heading is taken instead if it is worth at least this share of the best run's value
-#: (a short post beside a longer author blurb; dragnet train and CleanEval dev: flat from 0.05 to 0.1,
-#: a little lower from 0.2 up).
-TITLE_ANCHOR_MIN_SHARE = 0.1
 
 #: A run through the title heading passes the article test without a long paragraph (a short post is
 #: still the page's story) but needs this many words besides the heading: a heading alone is an empty
@@ -130,7 +125,8 @@ class MSS:
         heading = next((h for h in (title_heading(cleaned, words) for words in alternatives) if h is not None), None)
         return tokenize(cleaned, heading), False
 
-    def extract(self, html: str | bytes) -> MSSResult:
+    def extract(self, html: str | bytes, url: str | None = None) -> MSSResult:
+        """The article of a page (``url`` is accepted for the block pipeline's sake and not used)."""
         tokens, repeats_headline = self._anchored_tokens(html)
         if not len(tokens):
             return MSSResult("", None, 0.0, reason="no tokens")
@@ -142,7 +138,7 @@ class MSS:
         if segment is None:
             return MSSResult("", None, 0.0, reason="no positive run")
         if self.title_anchor:
-            segment = _anchored(segment, scores, tokens.anchor)
+            segment = anchored(segment, scores, tokens.anchor)
         start, end = segment.start, segment.end
         if self.hr == HR_CUT:
             end = cut_at_hr(tokens, start, end)
@@ -175,15 +171,6 @@ class MSS:
             ):
                 return Segment(lead.start, best.end, lead.value + best.value + float(scores[lead.end : best.start].sum()))
         return best
-
-
-def _anchored(best: Segment, scores: np.ndarray, anchor: int) -> Segment:
-    """The best run through the title heading instead of ``best`` when ``best`` misses it and the
-    anchored run is worth enough (:data:`TITLE_ANCHOR_MIN_SHARE`)."""
-    if anchor < 0 or best.start <= anchor < best.end:
-        return best
-    through = best_run_through(scores, anchor)
-    return through if through.value >= TITLE_ANCHOR_MIN_SHARE * best.value else best
 
 
 def _words_outside(tokens: TokenSequence, start: int, end: int, element: int) -> int:
@@ -229,24 +216,59 @@ def cut_at_hr(tokens: TokenSequence, start: int, end: int) -> int:
 # -- the one-call entry point -----------------------------------------------------------------------
 
 
-def extract_mss(html: str | bytes, model: Scorer | str | Path | None = None) -> MSSResult:
+class BlockMSS:
+    """MSS over the page's blocks scored by a trained :class:`~sitewise.mss.blockmodel.BlockModel`: the
+    shipped fallback (see :mod:`sitewise.mss.blockmodel`)."""
+
+    def __init__(self, model: BlockModel):
+        self.model = model
+
+    def extract(self, html: str | bytes, url: str | None = None) -> MSSResult:
+        blocks = page_blocks(html, url)
+        if not blocks.lines.size:
+            return MSSResult("", None, 0.0, reason="no text")
+        probabilities = self.model.predict_proba(blocks.features)
+        words = blocks.words
+        keep = self.model.select(probabilities, words)
+        if not keep.any():
+            return MSSResult("", None, 0.0, reason="no block scored as article")
+        tokens = blocks.tokens
+        kept_lines = blocks.lines[keep]
+        in_kept = np.flatnonzero(np.isin(tokens.lines, kept_lines) & (tokens.kinds == WORD))
+        value = float(((probabilities - self.model.threshold) * np.maximum(words, 1))[keep].sum())
+        return MSSResult(blocks.text(keep), (int(in_kept[0]), int(in_kept[-1]) + 1), value, tokens=tokens)
+
+
+#: What extracts a page: the token pipeline around a scorer, or the block pipeline around a block model.
+Pipeline = Union[MSS, BlockMSS]
+
+
+def extract_mss(html: str | bytes, model: Scorer | BlockModel | str | Path | None = None,
+                url: str | None = None) -> MSSResult:
     """The article of one page by MSS, or an empty result when it has none.
 
-    ``model``: a scorer, a model file, or None for the configured model (``SITEWISE_MSS_MODEL``, else
-    ``<data_dir>/mss-model.json.gz``, else the shipped one), falling back to the line scorer.
+    ``model``: a block model, a token scorer, a model file, or None for the configured model
+    (``SITEWISE_MSS_MODEL``, else ``<data_dir>/mss-model.json.gz``, else the shipped block model),
+    falling back to the hand-set line scorer. ``url``, when known, is one of the block model's signals.
     """
-    scorer = model if hasattr(model, "score") else load_scorer(model)  # type: ignore[arg-type]
-    return _pipeline(scorer).extract(html)
+    return fallback_pipeline(model).extract(html, url)
+
+
+def fallback_pipeline(model: Scorer | BlockModel | str | Path | None = None) -> Pipeline:
+    """The pipeline for ``model`` (see :func:`extract_mss`), cached per model."""
+    if not isinstance(model, (BlockModel, str, Path)) and model is not None:
+        return _pipeline(model)
+    return _pipeline(model if isinstance(model, BlockModel) else load_scorer(model))
 
 
 @functools.lru_cache(maxsize=8)
-def _pipeline(scorer: Scorer) -> MSS:
-    return MSS(scorer)
+def _pipeline(model: Scorer | BlockModel) -> Pipeline:
+    return BlockMSS(model) if isinstance(model, BlockModel) else MSS(model)
 
 
-def load_scorer(path: str | Path | None = None) -> Scorer:
-    """The Naive Bayes scorer from ``path`` (or the configured/shipped model), else the hand-set line
-    scorer (the out-of-the-box default: no model ships)."""
+def load_scorer(path: str | Path | None = None) -> Scorer | BlockModel:
+    """The model in ``path`` (or the configured, else the shipped one): a block model or a Naive Bayes
+    token scorer; the hand-set line scorer when there is none."""
     from .model import resolve_model_path
 
     resolved = resolve_model_path(path)
@@ -263,7 +285,7 @@ def _line_scorer() -> Scorer:
 
 
 @functools.lru_cache(maxsize=4)
-def _load_cached(path: str, mtime_ns: int) -> Scorer:
+def _load_cached(path: str, mtime_ns: int) -> Scorer | BlockModel:
     from .model import load_model
 
     log.info("MSS model: %s", path)
@@ -278,7 +300,7 @@ class _MSSExtractor:
     per_site = False
     name = "mss"
 
-    def __init__(self, pipeline: MSS):
+    def __init__(self, pipeline: Pipeline):
         self.pipeline = pipeline
 
     def fit(self, documents: Sequence[Document]) -> "_MSSExtractor":
@@ -290,7 +312,7 @@ class _MSSExtractor:
     def extract_detailed(self, document: Document) -> tuple[str, dict[str, Any]]:
         if not document.html:
             return "", {"method": self.name, "reason": "no html"}
-        result = self.pipeline.extract(document.html)
+        result = self.pipeline.extract(document.html, document.url)
         info: dict[str, Any] = {"method": self.name, "mss_score": round(result.score, 3)}
         if result.reason:
             info["reason"] = result.reason
@@ -306,14 +328,30 @@ class BaselineMSS(_MSSExtractor):
         super().__init__(MSS(BaselineScorer(tag_score=float(tag_score)), **_pipeline_options(options)))
 
 
+class LineMSS(_MSSExtractor):
+    """MSS over tokens with the hand-set line scorer (the fallback before a model shipped)."""
+
+    name = "mss-line"
+
+    def __init__(self, **options: Any):
+        super().__init__(MSS(LineScorer(), **_pipeline_options(options)))
+
+
 class SupervisedMSS(_MSSExtractor):
-    """MSS with the Naive Bayes scorer from ``model`` (or the configured model; the line scorer when no
-    model is available anywhere)."""
+    """MSS with the model from ``model`` (or the configured, else the shipped model): the block model,
+    or a Naive Bayes token scorer (options then tune the token pipeline)."""
 
     name = "mss"
 
     def __init__(self, model: str | Path | None = None, **options: Any):
-        super().__init__(MSS(load_scorer(model), **_pipeline_options(options)))
+        loaded = load_scorer(model)
+        if isinstance(loaded, BlockModel):
+            if options:
+                raise ValueError(f"option(s) {', '.join(sorted(options))} apply to the token pipeline, "
+                                 "not to the block model")
+            super().__init__(BlockMSS(loaded))
+        else:
+            super().__init__(MSS(loaded, **_pipeline_options(options)))
 
 
 def _pipeline_options(options: dict[str, Any]) -> dict[str, Any]:

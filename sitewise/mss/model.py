@@ -1,12 +1,13 @@
-"""The supervised MSS model on disk, and where it is found at run time.
+"""The fallback's models on disk, and where they are found at run time.
 
-Format: gzip-compressed JSON (never pickle: a model file may come from elsewhere and must not be able to
-run code). The trigram table is stored as base64 of little-endian int64 keys and float32 weights, so a
-model of a few hundred thousand trigrams loads in milliseconds and stays a few MB.
+Two kinds, both gzip-compressed JSON (never pickle: a model file may come from elsewhere and must not be
+able to run code), told apart by their ``format``: the block model (:mod:`.blockmodel`, the one that
+ships) and the paper's Naive Bayes token scorer, whose trigram table is stored as base64 of
+little-endian int64 keys and float32 weights.
 
 Look-up order (:func:`resolve_model_path`): an explicit path, else ``SITEWISE_MSS_MODEL``, else
-``<data_dir>/mss-model.json.gz`` (where ``sitewise train-mss`` and self-training write by default), else
-the model shipped in ``sitewise/models/``, else none (the extractor falls back to the hand-set line scorer).
+``<data_dir>/mss-model.json.gz`` (where self-training writes), else the block model shipped in
+``sitewise/models/``, else none (the extractor falls back to the hand-set line scorer).
 """
 from __future__ import annotations
 
@@ -21,6 +22,8 @@ from typing import Any
 
 import numpy as np
 
+from .blockmodel import FORMAT as BLOCK_FORMAT
+from .blockmodel import BlockModel
 from .scorers import NaiveBayesScorer
 
 log = logging.getLogger(__name__)
@@ -28,8 +31,8 @@ log = logging.getLogger(__name__)
 FORMAT = "sitewise-mss-naive-bayes"
 VERSION = 1
 MODEL_FILENAME = "mss-model.json.gz"
-#: Where a model shipped with the package would live (none is shipped: see docs/bench-mss.md).
-SHIPPED_MODEL = Path(__file__).resolve().parent.parent / "models" / MODEL_FILENAME
+#: The block model shipped with the package (``sitewise train-mss`` rebuilds it; docs/bench-mss.md).
+SHIPPED_MODEL = Path(__file__).resolve().parent.parent / "models" / "block-model.json.gz"
 
 
 class ModelError(ValueError):
@@ -66,8 +69,9 @@ def save_model(scorer: NaiveBayesScorer, path: str | Path, info: dict[str, Any] 
     return path
 
 
-def load_model(path: str | Path) -> NaiveBayesScorer:
-    """Read a model written by :func:`save_model`; a clear :class:`ModelError` otherwise."""
+def load_model(path: str | Path) -> NaiveBayesScorer | BlockModel:
+    """Read a model written by :func:`save_model` or :meth:`BlockModel.save`; a clear
+    :class:`ModelError` otherwise."""
     path = Path(path)
     try:
         document = json.loads(gzip.decompress(path.read_bytes()))
@@ -75,6 +79,11 @@ def load_model(path: str | Path) -> NaiveBayesScorer:
         raise ModelError(f"no MSS model at {path}") from None
     except (OSError, EOFError, ValueError) as exc:
         raise ModelError(f"{path} is not a gzip-compressed JSON MSS model: {exc}") from None
+    if isinstance(document, dict) and document.get("format") == BLOCK_FORMAT:
+        try:
+            return BlockModel.from_dict(document)
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise ModelError(f"{path}: malformed block model ({exc})") from None
     if not isinstance(document, dict) or document.get("format") != FORMAT:
         raise ModelError(f"{path} is not a sitewise MSS model (format {document.get('format')!r})"
                          if isinstance(document, dict) else f"{path} is not a sitewise MSS model")

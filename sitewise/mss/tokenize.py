@@ -32,8 +32,9 @@ COMMON_TAGS = frozenset(
 UNKNOWN_TAG = "UNKNOWN"
 
 #: Elements whose contents are never article text (the paper drops script and style; the others hold
-#: markup or data the browser never shows as prose).
-DROPPED_CONTENT = frozenset({"script", "style", "noscript", "template", "svg", "head", "title", "select", "textarea"})
+#: markup or data the browser never shows as prose). ``<noscript>`` is not among them: forum software
+#: (Discourse) and other script-built pages serve their whole content there for readers without scripts.
+DROPPED_CONTENT = frozenset({"script", "style", "template", "svg", "head", "title", "select", "textarea"})
 
 #: Elements that start a new output line: one block of the page becomes one line of text.
 BLOCK_TAGS = frozenset(
@@ -113,6 +114,11 @@ class TokenSequence:
     #: Index of the OPEN token of the element given to :func:`tokenize` as ``anchor`` (the heading that
     #: repeats the page title), or -1.
     anchor: int = -1
+    #: Per output line that holds words: the OPEN token indices of the block elements it sits in,
+    #: outermost first (the last one owns the line; empty at the root), and the owning element itself.
+    #: The block model judges a line by these containers.
+    line_blocks: dict[int, tuple[int, ...]] = field(default_factory=dict, repr=False)
+    line_owners: dict[int, "etree._Element | None"] = field(default_factory=dict, repr=False)
     #: Values derived from the tokens, computed once (e.g. the line scorer's line classes).
     memo: dict = field(default_factory=dict, repr=False, compare=False)
     _features: list[str] | None = field(default=None, repr=False)
@@ -262,6 +268,10 @@ class _Builder:
         self.line = 0
         # open elements: (tag, index of the OPEN token, inside a link, context)
         self.stack: list[tuple[str, int, bool, str]] = [("", -1, False, "")]
+        # open block elements: (index of the OPEN token, element)
+        self.blocks: list[tuple[int, etree._Element]] = []
+        self.line_blocks: dict[int, tuple[int, ...]] = {}
+        self.line_owners: dict[int, etree._Element | None] = {}
 
     def walk(self, root: etree._Element) -> None:
         skip_depth = 0  # > 0 while inside an element whose contents are dropped
@@ -310,9 +320,13 @@ class _Builder:
         self._append(OPEN, tag, "", parent, index, in_link, context)
         if tag not in VOID_TAGS:
             self.stack.append((tag, index, in_link, context))
+            if tag in BLOCK_TAGS:
+                self.blocks.append((index, element))
 
     def close(self, tag: str) -> None:
         _, opened, in_link, context = self.stack.pop()
+        if self.blocks and self.blocks[-1][0] == opened:
+            self.blocks.pop()
         self._append(CLOSE, tag, "", self.stack[-1][0], -1, in_link, context)
         self.closes[opened] = len(self.closes) - 1
         if tag in BLOCK_TAGS:
@@ -325,6 +339,9 @@ class _Builder:
         if not found:
             return
         n = len(found)
+        if self.line not in self.line_blocks:
+            self.line_blocks[self.line] = tuple(index for index, _ in self.blocks)
+            self.line_owners[self.line] = self.blocks[-1][1] if self.blocks else None
         parent, _, in_link, context = self.stack[-1]
         self.kinds.extend([WORD] * n)
         self.tags.extend([""] * n)
@@ -346,6 +363,8 @@ class _Builder:
             links=np.asarray(self.links, dtype=bool),
             contexts=self.contexts,
             anchor=self.anchor,
+            line_blocks=self.line_blocks,
+            line_owners=self.line_owners,
         )
 
 

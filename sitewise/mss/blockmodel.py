@@ -1,0 +1,224 @@
+"""The block model: a gradient-boosted classifier that scores every block (line) of a page, and the
+MSS pipeline that decodes its scores into the article.
+
+:class:`BlockModel` follows scikit-learn's estimator style (``fit`` / ``predict_proba``, learned
+attributes ending in ``_``): it is fitted with scikit-learn's ``HistGradientBoostingClassifier`` and
+predicts with the exported trees (:mod:`.forest`), so extraction imports neither scikit-learn nor
+pickle. :class:`BlockMSS` is the pipeline: parse → read what the page says of itself → find the
+heading that repeats the title → tokenize → describe each block (:mod:`.blocks`) → P(article) per
+block → maximum-subsequence decoding over the blocks → text.
+
+Decoding is the paper's maximum subsequence, over blocks instead of tokens: a block scores
+``(P(article) − threshold) × its words``. The best run is the article; where the main content is split
+(forum posts between signatures, product sections between widgets), the other maximal runs
+(Ruzzo & Tompa) join it when each is worth at least :attr:`BlockModel.min_segment_share` of it.
+"""
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from .blocks import FEATURE_NAMES, PageSignals, block_features, page_signals
+from .clean import CleanOptions, clean_dom
+from .forest import TreeEnsemble
+from .search import k_best
+from .title import headline_alternatives, page_headline, title_heading
+from .tokenize import WORD, TokenSequence, parse_html, tokenize
+
+FORMAT = "sitewise-block-model"
+VERSION = 1
+
+#: Boosting settings (scikit-learn's names). Depth is capped so the trees stay cheap to walk with numpy
+#: (one step per level for all trees at once).
+BOOSTING = {
+    "max_iter": 200, "learning_rate": 0.1, "max_depth": 6, "max_leaf_nodes": 31, "min_samples_leaf": 50,
+    "l2_regularization": 1.0,
+}
+#: A block is worth keeping when P(article) exceeds this (set out of fold on wcxb-dev; docs/bench-mss.md).
+THRESHOLD = 0.4
+#: A maximal run besides the best joins the article when it is worth this share of the best run.
+MIN_SEGMENT_SHARE = 0.0
+#: The page clean-up before tokenizing: none. Hidden elements, navigation and named furniture are
+#: features the model weighs, not elements removed by rule (server-rendered pages hide their content
+#: until scripts run; a product page's "related" names can hold its specifications).
+NO_CLEAN = CleanOptions(hidden=False, aside_nav=False, suspicious_names=False)
+
+
+class BlockModel:
+    """P(article) per block from :func:`~sitewise.mss.blocks.block_features` rows.
+
+    Learned attributes: ``ensembles_`` (one or more tree ensembles whose log-odds are averaged: a
+    shipped model, or a shipped model joined by one self-trained on learned sites), ``feature_names_``
+    and ``info_`` (what it was trained on).
+    """
+
+    def __init__(self, threshold: float = THRESHOLD, min_segment_share: float = MIN_SEGMENT_SHARE,
+                 random_state: int = 0, **boosting: Any):
+        unknown = set(boosting) - set(BOOSTING)
+        if unknown:
+            raise ValueError(f"unknown boosting option(s): {', '.join(sorted(unknown))}")
+        self.threshold = threshold
+        self.min_segment_share = min_segment_share
+        self.random_state = random_state
+        self.boosting = {**BOOSTING, **boosting}
+
+    def fit(self, X: np.ndarray, y: np.ndarray, sample_weight: np.ndarray | None = None) -> "BlockModel":
+        """Fit on block rows ``X`` (columns :data:`FEATURE_NAMES`) labelled ``y`` (True = article)."""
+        from sklearn.ensemble import HistGradientBoostingClassifier
+
+        X = np.asarray(X, dtype=np.float64)
+        y = np.asarray(y, dtype=bool)
+        if X.ndim != 2 or X.shape[1] != len(FEATURE_NAMES):
+            raise ValueError(f"expected rows of {len(FEATURE_NAMES)} features, got shape {X.shape}")
+        if y.size != len(X) or y.all() or not y.any():
+            raise ValueError("training needs blocks labelled both in and out, one label per row")
+        classifier = HistGradientBoostingClassifier(
+            **self.boosting, early_stopping=False, random_state=self.random_state)
+        classifier.fit(X, y, sample_weight=sample_weight)
+        self.ensembles_ = [TreeEnsemble.from_sklearn(classifier)]
+        self.feature_names_ = FEATURE_NAMES
+        self.info_: dict[str, Any] = {"blocks": int(len(X)), "blocks_in": int(y.sum())}
+        return self
+
+    def joined(self, other: "BlockModel") -> "BlockModel":
+        """A model whose log-odds average this one's and ``other``'s (self-training's candidate)."""
+        joined = BlockModel(self.threshold, self.min_segment_share, self.random_state, **self.boosting)
+        joined.ensembles_ = [*self.ensembles_, *other.ensembles_]
+        joined.feature_names_ = self.feature_names_
+        joined.info_ = {"joined": [self.info_, other.info_]}
+        return joined
+
+    def decision_function(self, X: np.ndarray) -> np.ndarray:
+        return np.mean([ensemble.decision_function(X) for ensemble in self.ensembles_], axis=0)
+
+    def predict_proba(self, X: np.ndarray) -> np.ndarray:
+        """P(article) per row (one column: the positive class)."""
+        if not len(X):
+            return np.zeros(0)
+        return 1.0 / (1.0 + np.exp(-self.decision_function(X)))
+
+    def select(self, probabilities: np.ndarray, words: np.ndarray) -> np.ndarray:
+        """Which blocks are the article: the maximal runs of ``(P − threshold) × words`` worth at least
+        :attr:`min_segment_share` of the best one."""
+        keep = np.zeros(probabilities.size, dtype=bool)
+        scores = (probabilities - self.threshold) * np.maximum(words, 1)
+        runs = k_best(scores, probabilities.size)
+        if runs:
+            floor = self.min_segment_share * runs[0].value
+            for run in runs:
+                if run.value >= floor:
+                    keep[run.start : run.end] = True
+        return keep
+
+    # -- persistence -----------------------------------------------------------------------------------
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "format": FORMAT, "version": VERSION, "features": list(self.feature_names_),
+            "threshold": self.threshold, "min_segment_share": self.min_segment_share,
+            "ensembles": [ensemble.to_dict() for ensemble in self.ensembles_], "info": self.info_,
+        }
+
+    @classmethod
+    def from_dict(cls, document: dict[str, Any]) -> "BlockModel":
+        if document.get("format") != FORMAT or document.get("version") != VERSION:
+            raise ValueError(f"not a version-{VERSION} {FORMAT} document")
+        if tuple(document["features"]) != FEATURE_NAMES:
+            raise ValueError("the model was trained on other block features than this sitewise computes")
+        model = cls(float(document["threshold"]), float(document["min_segment_share"]))
+        model.ensembles_ = [TreeEnsemble.from_dict(data) for data in document["ensembles"]]
+        if not model.ensembles_ or any(e.n_features != len(FEATURE_NAMES) for e in model.ensembles_):
+            raise ValueError("the model holds no trees over the block features")
+        model.feature_names_ = FEATURE_NAMES
+        model.info_ = dict(document.get("info") or {})
+        return model
+
+    def save(self, path: str | Path) -> Path:
+        """Write the model atomically as gzip-compressed JSON (never pickle: a model file may come from
+        elsewhere and must not be able to run code)."""
+        path = Path(path)
+        data = gzip.compress(json.dumps(self.to_dict()).encode("utf-8"), compresslevel=9, mtime=0)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=path.parent, prefix=path.name, suffix=".tmp", delete=False) as handle:
+            handle.write(data)
+        os.chmod(handle.name, 0o644)  # a model is not a secret; the temporary file was created 0600
+        os.replace(handle.name, path)
+        return path
+
+
+# -- pages to blocks ------------------------------------------------------------------------------------
+
+
+@dataclass
+class PageBlocks:
+    """A page as the block model sees it."""
+
+    tokens: TokenSequence
+    #: Output line number of each block, in document order.
+    lines: np.ndarray
+    #: One row of :data:`FEATURE_NAMES` per block.
+    features: np.ndarray
+    #: Whether the heading that repeats the headline was found (not another part of the title).
+    repeats_headline: bool = False
+
+    @property
+    def words(self) -> np.ndarray:
+        """Words (alphanumeric tokens) per block."""
+        tokens = self.tokens
+        index = np.flatnonzero(tokens.kinds == WORD)
+        alnum = np.fromiter((tokens.words[i][0].isalnum() for i in index.tolist()), bool, index.size)
+        block = np.searchsorted(self.lines, tokens.lines[index[alnum]])
+        return np.bincount(block, minlength=self.lines.size).astype(np.float64)
+
+    def text(self, keep: np.ndarray) -> str:
+        """The text of the kept blocks, one block per line."""
+        tokens = self.tokens
+        kept_lines = np.zeros(int(tokens.lines.max()) + 1 if len(tokens) else 1, dtype=bool)
+        kept_lines[self.lines[keep]] = True
+        return tokens.text(0, len(tokens), kept_lines[tokens.lines])
+
+
+def page_blocks(html: str | bytes, url: str | None = None) -> PageBlocks:
+    """Parse a page and describe its blocks (no blocks when there is nothing to parse)."""
+    root = parse_html(html)
+    if root is None:
+        tokens = tokenize(None)
+        return PageBlocks(tokens, np.zeros(0, dtype=np.int64), np.zeros((0, len(FEATURE_NAMES))))
+    signals = page_signals(root, url)
+    headline = page_headline(root)
+    alternatives = headline_alternatives(root, headline)
+    cleaned = clean_dom(root, NO_CLEAN)
+    heading = title_heading(cleaned, headline) if headline else None
+    repeats_headline = heading is not None
+    if heading is None:
+        heading = next((h for h in (title_heading(cleaned, words) for words in alternatives) if h is not None), None)
+    tokens = tokenize(cleaned, heading)
+    lines, features = block_features(tokens, signals)
+    return PageBlocks(tokens, lines, features, repeats_headline)
+
+
+def block_labels(blocks: PageBlocks, truth: str) -> tuple[np.ndarray, float]:
+    """(article label per block, share of the truth's words the labelled blocks cover), by the same
+    alignment of truth lines to page lines as the token model's training (:func:`.train.label_tokens`)."""
+    from .train import label_tokens
+
+    labels, coverage = label_tokens(blocks.tokens, truth)
+    tokens = blocks.tokens
+    index = np.flatnonzero(tokens.kinds == WORD)
+    first = index[np.r_[0, np.flatnonzero(np.diff(tokens.lines[index])) + 1]] if index.size else index
+    return labels[first].astype(bool), coverage
+
+
+def signals_of(html: str | bytes, url: str | None = None) -> PageSignals:
+    root = parse_html(html)
+    return page_signals(root, url) if root is not None else PageSignals()
+
+
+__all__: Sequence[str] = ("BlockModel", "PageBlocks", "page_blocks", "block_labels", "FORMAT")

@@ -1,0 +1,581 @@
+"""What the block model sees of each line of a page: explainable features that carry across sites,
+decades and page types.
+
+A *block* is one output line of the tokenizer that holds words (the text of one block-level element,
+e.g. a paragraph, a list item, a table cell). :func:`block_features` describes every block by
+
+* **text**: words, characters, stop-word share, punctuation, sentence ends, digits, capitals;
+* **links**: share of the text inside links, links per word;
+* **DOM**: the owning element's tag, depth, which structural ancestors it has (``article``, ``main``,
+  ``nav``, ``aside``, ``footer``, ``form``, ``li``, ``table`` ...), how far up the nearest id/class name
+  of each kind is (navigation, comments, sharing, content, product ...), ARIA roles and ``itemprop``;
+* **position**: where in the page it is, and how far from the heading that repeats the title;
+* **context**: the same text statistics for its neighbours and for the containers it sits in, so a
+  block is judged with the blocks around it (a one-line paragraph among paragraphs, a link among links);
+* **structured data**: overlap with the title, the description and a JSON-LD ``articleBody``;
+* **page**: what kind of page the markup says it is (``og:type``, JSON-LD ``@type``), its size and
+  link share, so one model can learn a profile per page type.
+
+Everything is numeric (one float column per name in :data:`FEATURE_NAMES`) and computed with numpy
+over the token arrays where it can be, so describing a page costs a few milliseconds.
+"""
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass, field
+from operator import itemgetter
+from urllib.parse import urlsplit
+
+import numpy as np
+from lxml import etree
+
+from .. import metrics
+from ..text import stop_words
+from .boundaries import BOUNDARY_SCORE, closing_lines
+from .clean import HIDDEN_STYLE
+from .scorers import LineScorer
+from .search import anchored, max_subsequence
+from .tokenize import OPEN, WORD, TokenSequence
+
+#: Tags that can own a line, one column each (anything else shares "other").
+OWNER_TAGS = (
+    "p", "div", "li", "td", "th", "h1", "h2", "h3", "h4", "h5", "h6", "dd", "dt", "blockquote", "pre",
+    "section", "article", "header", "footer", "figcaption", "figure", "caption", "summary", "address",
+    "form", "table", "tr", "ul", "ol", "body", "nav", "aside", "main", "center", "details", "label",
+)
+#: Structural ancestors whose presence says what region a block is in.
+ANCESTOR_TAGS = (
+    "article", "main", "aside", "nav", "footer", "header", "form", "li", "table", "figure", "blockquote",
+    "pre", "section", "dl", "button", "label", "h1", "h2", "h3", "a", "noscript",
+)
+#: Kinds of id/class names (matched on word parts of the lower-cased names): the distance up to the
+#: nearest element so named is a feature per kind.
+NAME_KINDS: tuple[tuple[str, str], ...] = (
+    ("nav", r"nav|menu|breadcrumb|pagination|pager|toolbar|skip"),
+    ("side", r"sidebar|side-bar|aside|widget|rail|secondary"),
+    ("social", r"share|sharing|social|follow|facebook|twitter|whatsapp"),
+    ("comment", r"comment|disqus|respond|replies"),
+    ("related", r"related|recommend|popular|trending|teaser|promo|more-|also|read-next|next-post"),
+    ("ad", r"(?:^|[-_])ads?(?:$|[-_\d])|advert|sponsor|banner|dfp|outbrain|taboola|gpt"),
+    ("footer", r"footer|copyright|legal|colophon"),
+    ("header", r"header|masthead|topbar|navbar|top-bar|site-title|logo|brand"),
+    ("content", r"content|article|post|entry|story|body|text|main|prose|blog"),
+    ("meta", r"author|byline|date|time|meta|info|tags?(?:$|[-_])|categor|dateline|published"),
+    ("caption", r"caption|credit|figure|gallery|photo|image|img|media|video"),
+    ("subscribe", r"newsletter|subscri|signup|sign-up|login|register|cookie|consent|modal|popup|overlay|gdpr|cta"),
+    ("title", r"title|headline|heading"),
+    ("product", r"product|price|descri|spec|detail|feature|review|rating|cart|buy"),
+    ("forum", r"forum|thread|message|topic|reply|answer|question|discussion|postbody|post-body|bbcode"),
+    ("hidden", r"hidden|sr-only|visually-hidden|screen-reader|offscreen"),
+    ("list", r"list|grid|card|item|tile|result|feed|archive"),
+    ("doc", r"doc|markdown|rst|highlight|code|api|reference|manual|wiki"),
+)
+#: ARIA roles and ``itemprop`` values, grouped.
+ROLE_KINDS: tuple[tuple[str, frozenset[str]], ...] = (
+    ("role_furniture", frozenset({"navigation", "banner", "contentinfo", "complementary", "menu", "menubar",
+                                  "search", "dialog", "alertdialog", "toolbar", "tablist"})),
+    ("role_main", frozenset({"main", "article", "document"})),
+    ("itemprop_body", frozenset({"articlebody", "text", "reviewbody", "description", "mainentity",
+                                 "acceptedanswer", "suggestedanswer", "comment"})),
+    # not a role: the element is hidden (``hidden``, ``aria-hidden``, an inline ``display: none``). Kept
+    # as a feature rather than removed: server-rendered pages often hide the whole content until scripts
+    # run, and menus and dialogs hide theirs until clicked.
+    ("hidden_attr", frozenset()),
+)
+#: og:type values and JSON-LD @type groups: a column each.
+PAGE_KINDS: tuple[tuple[str, frozenset[str]], ...] = (
+    ("article", frozenset({"article", "newsarticle", "blogposting", "reportagenewsarticle", "techarticle",
+                           "scholarlyarticle", "opinionnewsarticle", "analysisnewsarticle", "posting"})),
+    ("product", frozenset({"product", "offer", "aggregateoffer", "productgroup", "og:product"})),
+    ("forum", frozenset({"qapage", "discussionforumposting", "question", "answer", "socialmediaposting"})),
+    ("collection", frozenset({"itemlist", "collectionpage", "searchresultspage", "listitem", "offercatalog"})),
+    ("howto", frozenset({"howto", "recipe", "faqpage", "course", "event", "jobposting", "softwareapplication"})),
+    ("website", frozenset({"website", "webpage", "organization", "localbusiness", "aboutpage", "contactpage"})),
+)
+
+#: Distance reported when no ancestor has the name/role (further than any real one).
+FAR = 30
+#: Neighbourhood windows (lines either side) for the smoothed context features.
+WINDOWS = (2, 6)
+#: Signed distance to the title heading is clipped here (lines).
+MAX_TITLE_DISTANCE = 200
+
+_NAME_PATTERNS = tuple(re.compile(pattern) for _, pattern in NAME_KINDS)
+_SENTENCE_END = frozenset(".!?。！？")
+
+
+def _feature_names() -> tuple[str, ...]:
+    text = ("line_class", "line_mss_run", "words", "chars", "stop_share", "punct_share", "sentence_ends", "commas", "digit_share",
+            "capital_share", "mean_word_chars", "link_share", "links_per_word", "inline_tags_per_word",
+            "ends_sentence", "copyright")
+    own = tuple(f"tag_{t}" for t in OWNER_TAGS) + ("tag_other", "depth", "block_depth", "repeat_self",
+                                                     "repeat_parent", "repeat_grand")
+    ancestors = tuple(f"in_{t}" for t in ANCESTOR_TAGS)
+    names = tuple(f"name_{k}" for k, _ in NAME_KINDS) + tuple(k for k, _ in ROLE_KINDS)
+    position = ("position", "line_position", "title_distance", "is_title", "after_title", "title_overlap",
+                "description_overlap", "body_overlap", "heading_before", "is_closing_line", "closing_before")
+    neighbours = tuple(f"{side}_{stat}" for side in ("prev", "next")
+                       for stat in ("words", "link_share", "stop_share", "same_owner_tag"))
+    windows = tuple(f"win{w}_{stat}" for w in WINDOWS for stat in ("words", "link_share", "prose"))
+    containers = tuple(f"{level}_{stat}" for level in ("parent", "grand", "top")
+                       for stat in ("words", "link_share", "stop_share", "lines", "page_share"))
+    page = ("page_words", "page_lines", "page_link_share", "page_stop_share", "page_has_body",
+            "url_depth", "url_digits") + tuple(f"page_{k}" for k, _ in PAGE_KINDS)
+    return text + own + ancestors + names + position + neighbours + windows + containers + page
+
+
+#: Column names of :func:`block_features`' matrix, in order.
+FEATURE_NAMES = _feature_names()
+
+
+@dataclass
+class PageSignals:
+    """What the page says about itself outside its body text (read before the clean-up drops ``<head>``)."""
+
+    title: frozenset[str] = frozenset()
+    description: frozenset[str] = frozenset()
+    body: frozenset[str] = frozenset()
+    kinds: frozenset[str] = frozenset()
+    url: str = ""
+    extra: dict = field(default_factory=dict)
+
+
+def page_signals(root: etree._Element, url: str | None = None) -> PageSignals:
+    """Title, description, JSON-LD ``articleBody`` words and the page kinds the markup declares."""
+    title_words: list[str] = []
+    description: list[str] = []
+    kinds: set[str] = set()
+    for title in root.iter("title"):
+        title_words = metrics.words(title.text or "")
+        break
+    for meta in root.iter("meta"):
+        key = (meta.get("property") or meta.get("name") or "").lower()
+        content = meta.get("content") or ""
+        if key in ("og:title", "twitter:title"):
+            title_words += metrics.words(content)
+        elif key in ("description", "og:description", "twitter:description"):
+            description += metrics.words(content)
+        elif key == "og:type":
+            kinds.add(content.strip().lower())
+    body: list[str] = []
+    for script in root.iter("script"):
+        if (script.get("type") or "").lower() != "application/ld+json" or not script.text:
+            continue
+        try:
+            data = json.loads(script.text)
+        except ValueError:
+            continue
+        for node in _json_nodes(data):
+            declared = node.get("@type")
+            for kind in declared if isinstance(declared, list) else [declared]:
+                if isinstance(kind, str):
+                    kinds.add(kind.lower())
+            text = node.get("articleBody") or node.get("text")
+            if isinstance(text, str):
+                body += metrics.words(text)
+            if isinstance(node.get("description"), str):
+                description += metrics.words(node["description"])
+    return PageSignals(frozenset(title_words), frozenset(description), frozenset(body), frozenset(kinds), url or "")
+
+
+#: JSON-LD nodes looked at per page at most (a catalogue can hold thousands).
+MAX_JSON_NODES = 500
+
+
+def _json_nodes(data: object) -> list[dict]:
+    """Every JSON object in a JSON-LD document (``@graph`` lists and nesting included)."""
+    found: list[dict] = []
+    pending = [data]
+    while pending and len(found) < MAX_JSON_NODES:
+        item = pending.pop()
+        if isinstance(item, dict):
+            found.append(item)
+            pending.extend(v for v in item.values() if isinstance(v, (dict, list)))
+        elif isinstance(item, list):
+            pending.extend(item)
+    return found
+
+
+def block_features(tokens: TokenSequence, signals: PageSignals = PageSignals()) -> tuple[np.ndarray, np.ndarray]:
+    """(line numbers of the page's blocks in document order, feature matrix: one row per block)."""
+    word_index = np.flatnonzero(tokens.kinds == WORD)
+    if not word_index.size:
+        return np.zeros(0, dtype=np.int64), np.zeros((0, len(FEATURE_NAMES)))
+    return _Describer(tokens, word_index, signals).table()
+
+
+class _Describer:
+    """Builds the feature table of one page (one job per method; columns appended by name)."""
+
+    def __init__(self, tokens: TokenSequence, word_index: np.ndarray, signals: PageSignals):
+        self.tokens = tokens
+        self.signals = signals
+        self.word_index = word_index
+        word_lines = tokens.lines[word_index]
+        self.lines, self.block_of_word = np.unique(word_lines, return_inverse=True)
+        self.n = self.lines.size
+        words = [tokens.words[i] for i in word_index.tolist()]
+        self.words = words
+        self.lowered = list(map(str.lower, words))
+        self.columns: dict[str, np.ndarray] = {}
+        # per-word flags, the raw material of most columns
+        self.alnum = np.fromiter(map(str.isalnum, map(itemgetter(0), words)), bool, len(words))
+        self.chars = np.fromiter(map(len, words), np.float64, len(words))
+        self.in_link = tokens.links[word_index]
+        stop_list = stop_words(tokens.lang or None)
+        self.stop = np.fromiter(map(stop_list.__contains__, self.lowered), bool, len(words))
+
+    def count(self, flags: np.ndarray | None = None, weights: np.ndarray | None = None) -> np.ndarray:
+        """Per block: how many of its words have ``flags`` (or the sum of ``weights`` over them)."""
+        index = self.block_of_word if flags is None else self.block_of_word[flags]
+        if weights is not None and flags is not None:
+            weights = weights[flags]
+        return np.bincount(index, weights=weights, minlength=self.n).astype(np.float64)
+
+    def table(self) -> tuple[np.ndarray, np.ndarray]:
+        self.line_scorer()
+        self.text()
+        self.dom()
+        self.position()
+        self.neighbours()
+        self.containers()
+        self.page()
+        matrix = np.column_stack([self.columns[name] for name in FEATURE_NAMES])
+        return self.lines.astype(np.int64), matrix
+
+    # -- text and links -------------------------------------------------------------------------------
+
+    def line_scorer(self) -> None:
+        """The hand-set line scorer's verdict (prose, short or boilerplate) and whether the block lies in
+        its title-anchored maximum run bounded by closing lines: the pre-model fallback, tuned on pages of
+        2007-2012, as two features the model weighs against the rest."""
+        tokens = self.tokens
+        scorer = LineScorer()
+        first_word = self.word_index[np.r_[0, np.flatnonzero(np.diff(self.block_of_word)) + 1]]
+        self.columns["line_class"] = scorer.line_classes(tokens)[tokens.lines[first_word]].astype(np.float64)
+        scores = scorer.score(tokens)
+        scores[closing_lines(tokens)] += BOUNDARY_SCORE
+        run = max_subsequence(scores)
+        in_run = np.zeros(self.n)
+        if run is not None:
+            run = anchored(run, scores, tokens.anchor)
+            inside = (first_word >= run.start) & (first_word < run.end)
+            in_run[inside] = 1
+        self.columns["line_mss_run"] = in_run
+
+    def text(self) -> None:
+        c = self.columns
+        words = self.count(self.alnum)
+        chars = self.count(weights=self.chars + 1)
+        self.block_words, self.block_stop = words, self.count(self.alnum & self.stop)
+        self.block_links = self.count(self.alnum & self.in_link)
+        symbols = ~self.alnum
+        c["words"] = np.log1p(words)
+        c["chars"] = np.log1p(chars)
+        c["stop_share"] = self.block_stop / np.maximum(words, 1)
+        c["punct_share"] = self.count(symbols) / np.maximum(words + self.count(symbols), 1)
+        ends = np.fromiter(map(_SENTENCE_END.__contains__, self.words), bool, len(self.words))
+        c["sentence_ends"] = np.log1p(self.count(ends))
+        c["commas"] = np.log1p(self.count(np.fromiter(map(",".__eq__, self.words), bool, len(self.words))))
+        digits = np.fromiter(map(str.isdigit, map(itemgetter(0), self.words)), bool, len(self.words))
+        c["digit_share"] = self.count(digits) / np.maximum(words, 1)
+        capitals = np.fromiter(map(str.isupper, map(itemgetter(0), self.words)), bool, len(self.words))
+        c["capital_share"] = self.count(capitals & self.alnum) / np.maximum(words, 1)
+        c["mean_word_chars"] = self.count(self.alnum, self.chars) / np.maximum(words, 1)
+        c["link_share"] = self.count(self.in_link, self.chars + 1) / np.maximum(chars, 1)
+        tokens = self.tokens
+        opens = np.flatnonzero(tokens.kinds == OPEN)
+        open_lines = np.searchsorted(self.lines, tokens.lines[opens])
+        valid = (open_lines < self.n) & (self.lines[np.minimum(open_lines, self.n - 1)] == tokens.lines[opens])
+        is_link = np.fromiter(("a".__eq__(tokens.tags[i]) for i in opens.tolist()), bool, opens.size)
+        c["links_per_word"] = np.bincount(open_lines[valid & is_link], minlength=self.n) / np.maximum(words, 1)
+        c["inline_tags_per_word"] = np.bincount(open_lines[valid], minlength=self.n) / np.maximum(words, 1)
+        last_word = np.r_[np.flatnonzero(np.diff(self.block_of_word)), len(self.words) - 1]
+        c["ends_sentence"] = ends[last_word].astype(np.float64)
+        copyright_flags = np.fromiter((w == "©" or w == "copyright" for w in self.lowered), bool, len(self.words))
+        c["copyright"] = (self.count(copyright_flags) > 0).astype(np.float64)
+
+    # -- the DOM around each block --------------------------------------------------------------------
+
+    def dom(self) -> None:
+        c = self.columns
+        n = self.n
+        owner_tag = np.zeros((n, len(OWNER_TAGS) + 1))
+        depth = np.zeros(n)
+        block_depth = np.zeros(n)
+        ancestors = np.zeros((n, len(ANCESTOR_TAGS)))
+        names = np.full((n, len(NAME_KINDS) + len(ROLE_KINDS)), float(FAR))
+        owners = self.tokens.line_owners
+        blocks = self.tokens.line_blocks
+        repeats = np.zeros((n, 3))
+        cache: dict[etree._Element, tuple[np.ndarray, np.ndarray, int]] = {}
+        siblings: dict[etree._Element, dict[tuple[str, str], int]] = {}
+        tag_column = {t: i for i, t in enumerate(OWNER_TAGS)}
+        for row, line in enumerate(self.lines.tolist()):
+            element = owners.get(line)
+            block_depth[row] = len(blocks.get(line, ()))
+            if element is None:
+                owner_tag[row, -1] = 1
+                continue
+            repeats[row] = _repeats(element, siblings)
+            flags, distances, levels = _element_info(element, cache)
+            owner_tag[row, tag_column.get(element.tag if isinstance(element.tag, str) else "", -1)] = 1
+            depth[row] = levels
+            ancestors[row] = flags
+            names[row] = distances
+        for i, t in enumerate(OWNER_TAGS):
+            c[f"tag_{t}"] = owner_tag[:, i]
+        c["tag_other"] = owner_tag[:, -1]
+        c["depth"] = depth
+        c["block_depth"] = block_depth
+        for i, level in enumerate(("self", "parent", "grand")):
+            c[f"repeat_{level}"] = np.log1p(repeats[:, i])
+        for i, t in enumerate(ANCESTOR_TAGS):
+            c[f"in_{t}"] = ancestors[:, i]
+        for i, (kind, _) in enumerate(NAME_KINDS):
+            c[f"name_{kind}"] = names[:, i]
+        for i, (kind, _) in enumerate(ROLE_KINDS):
+            c[kind] = names[:, len(NAME_KINDS) + i]
+        self.owner_tags = [
+            (owners.get(line).tag if owners.get(line) is not None else "") for line in self.lines.tolist()
+        ]
+
+    # -- position and the title -----------------------------------------------------------------------
+
+    def position(self) -> None:
+        c = self.columns
+        n = self.n
+        total_words = max(float(self.block_words.sum()), 1.0)
+        c["position"] = (np.cumsum(self.block_words) - self.block_words) / total_words
+        c["line_position"] = np.arange(n) / max(n - 1, 1)
+        anchor = self.tokens.anchor
+        title_rows = np.zeros(n, dtype=bool)
+        if anchor >= 0:
+            first, last = self.tokens.lines[anchor], self.tokens.lines[int(self.tokens.closes[anchor])]
+            title_rows = (self.lines >= first) & (self.lines <= last)
+        if title_rows.any():
+            row = int(np.flatnonzero(title_rows)[0])
+            distance = np.clip(np.arange(n) - row, -MAX_TITLE_DISTANCE, MAX_TITLE_DISTANCE).astype(np.float64)
+        else:
+            distance = np.full(n, float(MAX_TITLE_DISTANCE + 1))
+        c["title_distance"] = distance
+        c["is_title"] = title_rows.astype(np.float64)
+        c["after_title"] = ((distance > 0) & (distance <= MAX_TITLE_DISTANCE)).astype(np.float64)
+        lowered = np.asarray(self.lowered, dtype=object)
+        for name, vocabulary in (("title_overlap", self.signals.title), ("description_overlap",
+                                  self.signals.description), ("body_overlap", self.signals.body)):
+            if vocabulary:
+                found = np.fromiter(map(vocabulary.__contains__, lowered.tolist()), bool, len(self.lowered))
+                c[name] = self.count(found & self.alnum) / np.maximum(self.block_words, 1)
+            else:
+                c[name] = np.full(n, -1.0)
+        heading = np.isin(np.asarray(self.owner_tags, dtype=object), ("h1", "h2", "h3", "h4", "h5", "h6"))
+        c["heading_before"] = np.r_[0.0, heading[:-1].astype(np.float64)]
+        # lines that open what follows an article ("12 Comments", "Related posts"): what comes after one
+        # is a comment thread or teasers on an article page, the answers on a forum page
+        closing = np.zeros(n)
+        found = np.searchsorted(self.lines, self.tokens.lines[closing_lines(self.tokens)])
+        closing[found[found < n]] = 1
+        c["is_closing_line"] = closing
+        c["closing_before"] = np.log1p(np.cumsum(closing) - closing)
+
+    # -- neighbours and windows ----------------------------------------------------------------------
+
+    def neighbours(self) -> None:
+        c = self.columns
+        words = c["words"]
+        link = c["link_share"]
+        stop = c["stop_share"]
+        tags = np.asarray(self.owner_tags, dtype=object)
+        same = (tags[1:] == tags[:-1]).astype(np.float64) if self.n > 1 else np.zeros(0)
+        for side, shift in (("prev", 1), ("next", -1)):
+            c[f"{side}_words"] = _shifted(words, shift, -1.0)
+            c[f"{side}_link_share"] = _shifted(link, shift, -1.0)
+            c[f"{side}_stop_share"] = _shifted(stop, shift, -1.0)
+        c["prev_same_owner_tag"] = np.r_[0.0, same]
+        c["next_same_owner_tag"] = np.r_[same, 0.0]
+        prose = ((stop >= 0.25) & (self.block_words >= 10) & (link < 0.5)).astype(np.float64)
+        for w in WINDOWS:
+            c[f"win{w}_words"] = _window_mean(words, w)
+            c[f"win{w}_link_share"] = _window_mean(link, w)
+            c[f"win{w}_prose"] = _window_mean(prose, w)
+
+    # -- the containers each block sits in ------------------------------------------------------------
+
+    def containers(self) -> None:
+        """Text statistics of the block's parent block, its grandparent, and its outermost container
+        below ``<body>`` that holds at most half the page (the "section" it belongs to): subtree sums
+        over token spans are prefix-sum differences, so this is O(1) per container."""
+        tokens = self.tokens
+        n_tokens = len(tokens)
+        word_flag = np.zeros(n_tokens + 1)
+        link_flag = np.zeros(n_tokens + 1)
+        stop_flag = np.zeros(n_tokens + 1)
+        line_start = np.zeros(n_tokens + 1)
+        word_flag[self.word_index[self.alnum] + 1] = 1
+        link_flag[self.word_index[self.alnum & self.in_link] + 1] = 1
+        stop_flag[self.word_index[self.alnum & self.stop] + 1] = 1
+        first_word = np.r_[0, np.flatnonzero(np.diff(self.block_of_word)) + 1]
+        line_start[self.word_index[first_word] + 1] = 1
+        prefix = {k: np.cumsum(v) for k, v in
+                  (("words", word_flag), ("links", link_flag), ("stop", stop_flag), ("lines", line_start))}
+        total_words = max(prefix["words"][-1], 1.0)
+        closes = tokens.closes
+        chains = [tokens.line_blocks.get(line, ()) for line in self.lines.tolist()]
+
+        def span_sums(opens: np.ndarray) -> dict[str, np.ndarray]:
+            start = np.where(opens >= 0, opens, 0)
+            end = np.where(opens >= 0, closes[np.maximum(opens, 0)] + 1, n_tokens)
+            return {k: p[end] - p[start] for k, p in prefix.items()}
+
+        parent = np.array([chain[-2] if len(chain) >= 2 else -1 for chain in chains], dtype=np.int64)
+        grand = np.array([chain[-3] if len(chain) >= 3 else -1 for chain in chains], dtype=np.int64)
+        # the outermost container holding at most half of the page's words
+        top = np.full(self.n, -1, dtype=np.int64)
+        all_sums_cache: dict[int, float] = {}
+        for row, chain in enumerate(chains):
+            for opened in chain:
+                share = all_sums_cache.get(opened)
+                if share is None:
+                    share = all_sums_cache[opened] = (
+                        prefix["words"][closes[opened] + 1] - prefix["words"][opened]) / total_words
+                if share <= 0.5:
+                    top[row] = opened
+                    break
+        for level, opens in (("parent", parent), ("grand", grand), ("top", top)):
+            sums = span_sums(opens)
+            words = sums["words"]
+            self.columns[f"{level}_words"] = np.log1p(words)
+            self.columns[f"{level}_link_share"] = sums["links"] / np.maximum(words, 1)
+            self.columns[f"{level}_stop_share"] = sums["stop"] / np.maximum(words, 1)
+            self.columns[f"{level}_lines"] = np.log1p(sums["lines"])
+            self.columns[f"{level}_page_share"] = words / total_words
+
+    # -- the page as a whole ----------------------------------------------------------------------------
+
+    def page(self) -> None:
+        c = self.columns
+        n = self.n
+        total = float(self.block_words.sum())
+        c["page_words"] = np.full(n, math.log1p(total))
+        c["page_lines"] = np.full(n, math.log1p(n))
+        c["page_link_share"] = np.full(n, float(self.block_links.sum()) / max(total, 1))
+        c["page_stop_share"] = np.full(n, float(self.block_stop.sum()) / max(total, 1))
+        c["page_has_body"] = np.full(n, float(bool(self.signals.body)))
+        path = urlsplit(self.signals.url).path if self.signals.url else ""
+        c["url_depth"] = np.full(n, float(len([p for p in path.split("/") if p])))
+        c["url_digits"] = np.full(n, float(sum(ch.isdigit() for ch in path)))
+        kinds = self.signals.kinds
+        for kind, members in PAGE_KINDS:
+            c[f"page_{kind}"] = np.full(n, float(bool(kinds & members)))
+
+
+def _shifted(values: np.ndarray, shift: int, fill: float) -> np.ndarray:
+    """``values`` moved by ``shift`` rows (1: each row gets its predecessor's value), ``fill`` at the edge."""
+    out = np.full(values.shape, fill)
+    if shift > 0:
+        out[shift:] = values[:-shift]
+    else:
+        out[:shift] = values[-shift:]
+    return out
+
+
+def _window_mean(values: np.ndarray, half: int) -> np.ndarray:
+    """Mean of ``values`` over each row's window of ``half`` rows either side (fewer at the edges)."""
+    prefix = np.r_[0.0, np.cumsum(values)]
+    index = np.arange(values.size)
+    start = np.maximum(index - half, 0)
+    end = np.minimum(index + half + 1, values.size)
+    return (prefix[end] - prefix[start]) / (end - start)
+
+
+def _repeats(element: etree._Element, siblings: dict) -> tuple[int, int, int]:
+    """How many siblings (itself included) share the tag and class of the element, of its parent and of
+    its grandparent: the items of a listing, the posts of a thread and the cards of a collection repeat
+    one structure; a paragraph among paragraphs repeats too, a lone sidebar box does not."""
+    counts = []
+    for _ in range(3):
+        parent = element.getparent() if element is not None else None
+        if parent is None:
+            counts.append(0)
+            element = None
+            continue
+        keys = siblings.get(parent)
+        if keys is None:
+            keys = siblings[parent] = {}
+            for child in parent:
+                key = (child.tag if isinstance(child.tag, str) else "", child.get("class") or "")
+                keys[key] = keys.get(key, 0) + 1
+        counts.append(keys.get((element.tag if isinstance(element.tag, str) else "", element.get("class") or ""), 0))
+        element = parent
+    return counts[0], counts[1], counts[2]
+
+
+def _element_info(element: etree._Element, cache: dict) -> tuple[np.ndarray, np.ndarray, int]:
+    """(ancestor-tag flags, distance up to the nearest element of each name/role kind, depth) of an
+    element, itself included; memoised per element, each computed from its parent's."""
+    chain = []
+    current = element
+    while current is not None and current not in cache:
+        chain.append(current)
+        current = current.getparent()
+    if current is None:
+        base = (np.zeros(len(ANCESTOR_TAGS)), np.full(len(NAME_KINDS) + len(ROLE_KINDS), float(FAR)), 0)
+    else:
+        base = cache[current]
+    for node in reversed(chain):
+        flags, distances, depth = base
+        flags = flags.copy()
+        distances = np.minimum(distances + 1, FAR)
+        tag = node.tag if isinstance(node.tag, str) else ""
+        if tag in _ANCESTOR_COLUMN:
+            flags[_ANCESTOR_COLUMN[tag]] = 1
+        for kind in _own_kinds(node):
+            distances[kind] = 0
+        base = cache[node] = (flags, distances, depth + 1)
+    return base
+
+
+_ANCESTOR_COLUMN = {t: i for i, t in enumerate(ANCESTOR_TAGS)}
+_HIDDEN_COLUMN = len(NAME_KINDS) + len(ROLE_KINDS) - 1
+
+
+def _own_kinds(element: etree._Element) -> list[int]:
+    """Column indices (into the name and role kinds) an element's own attributes name."""
+    get = element.get
+    names = f"{get('id') or ''} {get('class') or ''}".strip().lower()
+    found = list(_name_kinds(names)) if names else []
+    role = (get("role") or "").lower()
+    itemprop = (get("itemprop") or "").lower()
+    if role or itemprop:
+        for i, (_, members) in enumerate(ROLE_KINDS):
+            if role in members or itemprop in members:
+                found.append(len(NAME_KINDS) + i)
+    if is_hidden(element):
+        found.append(_HIDDEN_COLUMN)
+    return found
+
+
+def is_hidden(element: etree._Element) -> bool:
+    """Whether an element's own attributes hide it."""
+    get = element.get
+    if get("hidden") is not None or (get("aria-hidden") or "").lower() == "true":
+        return True
+    style = get("style")
+    return bool(style) and HIDDEN_STYLE.search(style) is not None
+
+
+_NAME_CACHE: dict[str, tuple[int, ...]] = {}
+#: Distinct id/class strings remembered across pages (sites repeat them; the bound caps memory).
+MAX_CACHED_NAMES = 100_000
+
+
+def _name_kinds(names: str) -> tuple[int, ...]:
+    found = _NAME_CACHE.get(names)
+    if found is None:
+        found = tuple(i for i, pattern in enumerate(_NAME_PATTERNS) if pattern.search(names))
+        if len(_NAME_CACHE) < MAX_CACHED_NAMES:
+            _NAME_CACHE[names] = found
+    return found

@@ -1,0 +1,120 @@
+"""A gradient-boosted tree ensemble as plain arrays: exported from scikit-learn once, evaluated with numpy.
+
+Training uses scikit-learn's ``HistGradientBoostingClassifier``; extraction does not import it (importing
+scikit-learn costs more than extracting a page) and never unpickles anything: the trees are stored as
+arrays in the model's JSON and walked here, all rows and all trees at once, one tree level per step.
+"""
+from __future__ import annotations
+
+import base64
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class TreeEnsemble:
+    """Binary-classification trees in flat arrays (node ``i`` of every tree in one index space).
+
+    A split node sends a row left when ``x[feature] <= threshold`` (a missing value goes where
+    ``missing_left`` says); a leaf points to itself on both sides, so walking a fixed number of
+    levels leaves every row on its leaf. The raw score is ``baseline`` plus the sum of leaf values.
+    """
+
+    feature: np.ndarray
+    threshold: np.ndarray
+    missing_left: np.ndarray
+    left: np.ndarray
+    right: np.ndarray
+    value: np.ndarray
+    roots: np.ndarray
+    depth: int
+    baseline: float
+    n_features: int
+
+    @classmethod
+    def from_sklearn(cls, model: Any) -> "TreeEnsemble":
+        """The trees of a fitted binary ``HistGradientBoostingClassifier`` (numeric features only)."""
+        if getattr(model, "n_trees_per_iteration_", 1) != 1:
+            raise ValueError("only binary classifiers can be exported")
+        parts = {name: [] for name in ("feature", "threshold", "missing_left", "left", "right", "value")}
+        roots, offset, depth = [], 0, 0
+        for (predictor,) in model._predictors:  # scikit-learn's fitted trees: one per boosting round
+            nodes = predictor.nodes
+            if nodes["is_categorical"].any():
+                raise ValueError("categorical splits are not supported")
+            leaf = nodes["is_leaf"].astype(bool)
+            index = np.arange(len(nodes)) + offset
+            parts["feature"].append(np.where(leaf, 0, nodes["feature_idx"]).astype(np.int32))
+            parts["threshold"].append(np.where(leaf, np.inf, nodes["num_threshold"]).astype(np.float64))
+            parts["missing_left"].append(nodes["missing_go_to_left"].astype(bool))
+            parts["left"].append(np.where(leaf, index, nodes["left"].astype(np.int64) + offset).astype(np.int32))
+            parts["right"].append(np.where(leaf, index, nodes["right"].astype(np.int64) + offset).astype(np.int32))
+            parts["value"].append(np.where(leaf, nodes["value"], 0.0).astype(np.float64))
+            roots.append(offset)
+            depth = max(depth, int(nodes["depth"].max()))
+            offset += len(nodes)
+        return cls(
+            **{name: np.concatenate(arrays) for name, arrays in parts.items()},
+            roots=np.asarray(roots, dtype=np.int32),
+            depth=depth,
+            baseline=float(np.ravel(model._baseline_prediction)[0]),
+            n_features=int(model.n_features_in_),
+        )
+
+    def decision_function(self, X: np.ndarray) -> np.ndarray:
+        """Raw scores (log-odds of the positive class), one per row."""
+        X = np.asarray(X, dtype=np.float64)
+        if X.ndim != 2 or X.shape[1] != self.n_features:
+            raise ValueError(f"expected rows of {self.n_features} features, got shape {X.shape}")
+        if not len(X):
+            return np.zeros(0)
+        rows = np.arange(len(X))[:, None]
+        node = np.broadcast_to(self.roots, (len(X), self.roots.size)).copy()
+        for _ in range(self.depth):
+            x = X[rows, self.feature[node]]
+            go_left = np.where(np.isnan(x), self.missing_left[node], x <= self.threshold[node])
+            node = np.where(go_left, self.left[node], self.right[node])
+        return self.baseline + self.value[node].sum(axis=1)
+
+    def predict_proba(self, X: np.ndarray) -> np.ndarray:
+        """P(positive) per row."""
+        return 1.0 / (1.0 + np.exp(-self.decision_function(X)))
+
+    def to_dict(self) -> dict[str, Any]:
+        arrays = {name: _encode(getattr(self, name), dtype) for name, dtype in _ARRAYS.items()}
+        return {**arrays, "depth": self.depth, "baseline": self.baseline, "n_features": self.n_features}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "TreeEnsemble":
+        arrays = {name: _decode(data[name], dtype) for name, dtype in _ARRAYS.items()}
+        ensemble = cls(**arrays, depth=int(data["depth"]), baseline=float(data["baseline"]),
+                       n_features=int(data["n_features"]))
+        ensemble.check()
+        return ensemble
+
+    def check(self) -> None:
+        """A clear ValueError when the arrays do not form trees this class can walk."""
+        size = self.feature.size
+        if not all(getattr(self, name).size == size for name in ("threshold", "missing_left", "left", "right", "value")):
+            raise ValueError("tree arrays differ in length")
+        for name in ("left", "right", "roots"):
+            array = getattr(self, name)
+            if array.size and (array.min() < 0 or array.max() >= size):
+                raise ValueError(f"tree {name} index out of range")
+        if self.feature.size and (self.feature.min() < 0 or self.feature.max() >= self.n_features):
+            raise ValueError("tree feature index out of range")
+
+
+#: Stored arrays and their little-endian dtypes.
+_ARRAYS = {"feature": "<i4", "threshold": "<f8", "missing_left": "|b1", "left": "<i4", "right": "<i4",
+           "value": "<f8", "roots": "<i4"}
+
+
+def _encode(array: np.ndarray, dtype: str) -> str:
+    return base64.b64encode(np.ascontiguousarray(array, dtype=dtype).tobytes()).decode("ascii")
+
+
+def _decode(text: str, dtype: str) -> np.ndarray:
+    return np.frombuffer(base64.b64decode(text), dtype=dtype).astype(np.dtype(dtype).newbyteorder("="))
