@@ -2,15 +2,28 @@
 
 Everything that came from an uploaded page is rendered through Jinja's autoescaping — never ``|safe`` —
 and the preview of a stored page shows its text blocks, not its HTML, so no page script can run here.
+
+Private by default: page addresses, page text and readers' marks are shown only to the administrator
+(the admin token, as ``Authorization: Bearer`` or as a browser's Basic sign-in password; ``?signin=1``
+asks the browser for it). Everyone sees the sites' status and rules. Views are rate-limited per client,
+and a page's preview is bounded in size and cached per page and rule version (a 20,000-block page made
+each view 6 MB and 2 s).
 """
 from __future__ import annotations
 
+import base64
+import binascii
+import hmac
+import threading
+from collections import OrderedDict
 from urllib.parse import urlsplit
 
 from flask import Blueprint, Response, abort, render_template, request, url_for
 
+from sitewise.page import Page
+
 from .api import checked_site
-from .app import services
+from .app import client_id, services
 from .bookmarklet import bookmarklet_href
 from .errors import ApiError
 
@@ -26,6 +39,55 @@ PAGE_CSP = (
 PAGES_LISTED = 100
 #: Sites listed per dashboard page (each costs a few Redis reads).
 SITES_PER_PAGE = 100
+#: Previews a web process keeps (least recently shown dropped first).
+PREVIEW_CACHE_SIZE = 64
+DASHBOARD_REALM = 'Basic realm="sitewise dashboard", charset="UTF-8"'
+
+
+class PreviewCache:
+    """Previews by (site, page key, rule stamp): a stored page and a rule version never change, so an
+    entry is right for as long as both are current."""
+
+    def __init__(self, size: int = PREVIEW_CACHE_SIZE) -> None:
+        self.size = size
+        self._entries: OrderedDict[tuple, object] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get_or_make(self, key: tuple, make):  # type: ignore[no-untyped-def]
+        with self._lock:
+            if key in self._entries:
+                self._entries.move_to_end(key)
+                return self._entries[key]
+        value = make()
+        with self._lock:
+            self._entries[key] = value
+            while len(self._entries) > self.size:
+                self._entries.popitem(last=False)
+        return value
+
+
+def preview_cache() -> PreviewCache:
+    from flask import current_app
+
+    return current_app.extensions.setdefault("sitewise_previews", PreviewCache())
+
+
+def dashboard_admin() -> bool:
+    """True when the request carries the admin token, as a Bearer token or a Basic sign-in's password."""
+    token = services().settings.admin_token
+    scheme, _, given = (request.headers.get("Authorization") or "").partition(" ")
+    if not token or scheme.lower() not in ("bearer", "basic"):
+        return False
+    if scheme.lower() == "basic":
+        try:
+            given = base64.b64decode(given.strip(), validate=True).decode("utf-8").partition(":")[2]
+        except (binascii.Error, UnicodeDecodeError):
+            return False
+    return hmac.compare_digest(given.strip().encode(), token.encode())
+
+
+def _limit_views() -> None:
+    services().dashboard_views.check(client_id(), "dashboard views")
 
 
 @blueprint.after_app_request
@@ -60,6 +122,7 @@ def install() -> str:
 
 @blueprint.get("/sites")
 def sites() -> str:
+    _limit_views()
     store = services().store
     names = store.sites()
     try:
@@ -77,19 +140,23 @@ def sites() -> str:
 
 
 @blueprint.get("/sites/<site>")
-def site(site: str) -> str:
-    from .extraction import preview
-
+def site(site: str) -> str | Response:
+    _limit_views()
     store = services().store
     try:
         site = checked_site(site)
     except ApiError:
         abort(404)
+    admin = dashboard_admin()
+    if request.args.get("signin") and not admin:
+        if not services().settings.admin_token:
+            abort(403, description="No admin token is configured (SITEWISE_ADMIN_TOKEN).")
+        return Response("Sign in with the admin token as the password.", 401, {"WWW-Authenticate": DASHBOARD_REALM})
     info = store.site_info(site)
     if not info["pages"] and not info["learned"]:
         abort(404, description=f"No pages of {site} have been uploaded.")
-    keys = store.page_keys(site)[::-1]
-    chosen = request.args.get("page") or (keys[0] if keys else None)
+    keys = store.page_keys(site)[::-1] if admin else []
+    chosen = (request.args.get("page") or (keys[0] if keys else None)) if admin else None
     page = store.get_page(site, chosen) if chosen else None
     if chosen and page is None:
         abort(404, description="That page is not stored (any more).")
@@ -97,12 +164,22 @@ def site(site: str) -> str:
     return render_template(
         "site.html",
         info=info,
+        admin=admin,
         rules=rules,
+        held=store.held_rules(site),
         keys=keys[:PAGES_LISTED],
         chosen=chosen,
         page=page,
-        preview=preview(page, site) if page else None,
-        feedback=store.feedback(site)[-20:][::-1],
+        preview=_preview(site, chosen, page) if page else None,
+        feedback=store.feedback(site)[-20:][::-1] if admin else [],
         page_url=lambda key: url_for("pages.site", site=site, page=key),
     )
+
+
+def _preview(site: str, key: str, page: Page):  # type: ignore[no-untyped-def]
+    from .extraction import preview
+
+    stamp = services().store.rules_stamp(site)
+    identity = (site, key, page.collected_at, len(page.blocks), stamp)  # a re-stored page is a new entry
+    return preview_cache().get_or_make(identity, lambda: preview(page, site))
 
