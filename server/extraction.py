@@ -90,6 +90,8 @@ class Preview:
     width: int
     height: int
     blocks: list[PreviewBlock]
+    #: The page's first title, else its URL.
+    title: str = ""
     #: Blocks of the page in all (``blocks`` holds the first PREVIEW_MAX_BLOCKS).
     total_blocks: int = 0
 
@@ -116,4 +118,4 @@ def preview(page: Page, site: str) -> Preview:
     ]
     height = min(WIREFRAME_MAX_HEIGHT, max(1, round(page_height * scale)))
     return Preview(article.method, article.rule_version, article.template, len(chosen), WIREFRAME_WIDTH, height, blocks,
-                   len(page.blocks))
+                   page.titles[0] if page.titles else page.url, len(page.blocks))

@@ -13,19 +13,24 @@ from __future__ import annotations
 
 import base64
 import binascii
+import hashlib
 import hmac
 import threading
 from collections import OrderedDict
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from flask import Blueprint, Response, abort, render_template, request, url_for
+from flask import Blueprint, Response, abort, current_app, render_template, request, url_for
 
-from sitewise.page import Page
+from sitewise.store import decode_page
 
 from .api import checked_site
 from .app import client_id, services
 from .bookmarklet import bookmarklet_href
 from .errors import ApiError
+
+if TYPE_CHECKING:
+    from .extraction import Preview
 
 blueprint = Blueprint("pages", __name__, template_folder="templates", static_folder="static", static_url_path="/static")
 
@@ -67,8 +72,6 @@ class PreviewCache:
 
 
 def preview_cache() -> PreviewCache:
-    from flask import current_app
-
     return current_app.extensions.setdefault("sitewise_previews", PreviewCache())
 
 
@@ -157,9 +160,7 @@ def site(site: str) -> str | Response:
         abort(404, description=f"No pages of {site} have been uploaded.")
     keys = store.page_keys(site)[::-1] if admin else []
     chosen = (request.args.get("page") or (keys[0] if keys else None)) if admin else None
-    page = store.get_page(site, chosen) if chosen else None
-    if chosen and page is None:
-        abort(404, description="That page is not stored (any more).")
+    shown = _preview(site, chosen) if chosen else None
     rules = store.rules(site)
     return render_template(
         "site.html",
@@ -169,17 +170,21 @@ def site(site: str) -> str | Response:
         held=store.held_rules(site),
         keys=keys[:PAGES_LISTED],
         chosen=chosen,
-        page=page,
-        preview=_preview(site, chosen, page) if page else None,
+        preview=shown,
         feedback=store.feedback(site)[-20:][::-1] if admin else [],
         page_url=lambda key: url_for("pages.site", site=site, page=key),
     )
 
 
-def _preview(site: str, key: str, page: Page):  # type: ignore[no-untyped-def]
+def _preview(site: str, key: str) -> "Preview":
+    """The preview of a stored page (404 when it is not stored), from the cache when the page and the
+    rules are the ones it was made of: decoding a 20,000-block page alone takes 0.4 s."""
     from .extraction import preview
 
-    stamp = services().store.rules_stamp(site)
-    identity = (site, key, page.collected_at, len(page.blocks), stamp)  # a re-stored page is a new entry
-    return preview_cache().get_or_make(identity, lambda: preview(page, site))
+    store = services().store
+    record = store.page_record(site, key)
+    if record is None:
+        abort(404, description="That page is not stored (any more).")
+    identity = (site, key, hashlib.sha256(record).hexdigest(), store.rules_stamp(site))
+    return preview_cache().get_or_make(identity, lambda: preview(decode_page(record), site))
 

@@ -135,8 +135,13 @@ class Store:
         return int(self.redis.hlen(_key(site, "pages")))
 
     def get_page(self, site: str, key: str) -> Page | None:
-        blob = self.redis.hget(_key(site, "pages"), key)
-        return _decode_page(blob) if blob is not None else None
+        blob = self.page_record(site, key)
+        return decode_page(blob) if blob is not None else None
+
+    def page_record(self, site: str, key: str) -> bytes | None:
+        """A stored page as stored (compressed; :func:`decode_page` reads it): a cheap identity for caches
+        of what is derived from a page."""
+        return self.redis.hget(_key(site, "pages"), key)
 
     def page_keys(self, site: str) -> list[str]:
         """Keys of a site's pages, oldest first."""
@@ -149,7 +154,7 @@ class Store:
             batch = keys[start : start + 100]
             for blob in self.redis.hmget(_key(site, "pages"), batch):
                 if blob is not None:
-                    yield _decode_page(blob)
+                    yield decode_page(blob)
 
     def page_count(self, site: str) -> int:
         return int(self.redis.hlen(_key(site, "pages")))
@@ -341,7 +346,7 @@ class Store:
         return [json.loads(item) for item in self.redis.lrange(_key(site, "feedback"), 0, -1)]
 
 
-def _decode_page(blob: bytes) -> Page:
+def decode_page(blob: bytes) -> Page:
     try:
         return Page.from_dict(json.loads(zlib.decompress(blob)))
     except (zlib.error, json.JSONDecodeError) as exc:
