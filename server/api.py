@@ -323,6 +323,10 @@ def admin_delete_page(site: str) -> Response:
     return jsonify({"site": info["site"], "key": key, "deleted": True})
 
 
+def _nothing_held(site: str) -> ApiError:
+    return ApiError(404, "nothing_held", f"{site} has no rule version held for review", site=site)
+
+
 @blueprint.get("/admin/sites/<site>/held")
 @admin_only
 def admin_held(site: str) -> Response:
@@ -330,7 +334,7 @@ def admin_held(site: str) -> Response:
     info = known_site(site)
     held = services().store.held_rules(info["site"])
     if held is None:
-        raise ApiError(404, "nothing_held", f"{info['site']} has no rule version held for review", site=info["site"])
+        raise _nothing_held(info["site"])
     return jsonify({"site": info["site"], "current_version": info["rule_version"], **held})
 
 
@@ -341,7 +345,7 @@ def admin_accept_held(site: str) -> Response:
     info = known_site(site)
     version = services().store.accept_held(info["site"])
     if version is None:
-        raise ApiError(404, "nothing_held", f"{info['site']} has no rule version held for review", site=info["site"])
+        raise _nothing_held(info["site"])
     log.warning("admin accepted the held rules of %s as version %d", info["site"], version)
     return jsonify({"site": info["site"], "accepted": True, "rule_version": version})
 
@@ -352,6 +356,6 @@ def admin_reject_held(site: str) -> Response:
     """Drop the held rule version; the served rules stay."""
     info = known_site(site)
     if not services().store.reject_held(info["site"]):
-        raise ApiError(404, "nothing_held", f"{info['site']} has no rule version held for review", site=info["site"])
+        raise _nothing_held(info["site"])
     log.warning("admin rejected the held rules of %s", info["site"])
     return jsonify({"site": info["site"], "rejected": True, "rule_version": info["rule_version"]})

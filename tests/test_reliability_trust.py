@@ -7,20 +7,13 @@ leave it at 0.9 or more.
 """
 from __future__ import annotations
 
-import dataclasses
 import random
 
 import pytest
-from rq import SimpleWorker
 
-from learn_support import sample_pages
+from poisoning_support import decoy_page, held_out_f1, learn, site_articles, upload
 from server import create_app
 from sitewise.config import Settings
-from sitewise.learn.rules import apply_rules
-from sitewise.metrics import word_prf
-from sitewise.page import Block, Page
-from sitewise.sample_site import generate_site
-from worker.queue import learn_queue
 
 SITE = "gazette.test"
 READERS = 10
@@ -39,9 +32,7 @@ ADDRESSES = 50
 
 @pytest.fixture(scope="module")
 def articles():
-    pages = sample_pages(generate_site(seed=7, stories=READERS + HELD_OUT, features=0))
-    stories = [(page, sample) for page, sample in pages.values() if sample.article]
-    return stories[:READERS], stories[READERS:]
+    return site_articles(READERS, HELD_OUT)
 
 
 @pytest.fixture
@@ -64,38 +55,6 @@ def taught(store, tmp_path, monkeypatch, articles):
     return client, store
 
 
-def upload(client, page: Page, address: str) -> int:
-    return client.post("/api/pages", json=page.to_dict(), environ_base={"REMOTE_ADDR": address}).status_code
-
-
-def learn(store) -> None:
-    SimpleWorker([learn_queue(store.redis)], connection=store.redis).work(burst=True)
-
-
-def held_out_f1(rules, held_out) -> float:
-    scores = []
-    for page, sample in held_out:
-        found = apply_rules(rules, page=page)
-        scores.append(word_prf(found.text, sample.truth).f1 if found.confident else 0.0)
-    return sum(scores) / len(scores)
-
-
-def decoy(template: Page, rng: random.Random, url: str, canonical_url: str | None = None) -> Page:
-    """The site's own layout with the article body cut to link-like scraps and long title-matching text
-    in the comments: a learner that believed it would pick the comments."""
-    title_words = template.titles[0].split() if template.titles else ["story"]
-    blocks = []
-    for block in template.blocks:
-        if "story-body" in block.selector:
-            text = rng.choice(["Click here", "Read more", "Subscribe"])
-        elif "comments" in block.selector and block.tag == "p":
-            text = " ".join(rng.choice(title_words + ["the", "of", "and"]) for _ in range(120))
-        else:
-            text = block.text
-        blocks.append(dataclasses.replace(block, text=text))
-    return Page(url=url, canonical_url=canonical_url, blocks=blocks, titles=template.titles, collector="bookmarklet")
-
-
 def served_f1(store, articles) -> float:
     return held_out_f1(store.rules(SITE), articles[1])
 
@@ -106,7 +65,7 @@ def test_a_re_upload_by_someone_else_never_replaces_a_readers_page(taught, artic
     before = {key: store.get_page(SITE, key).text for key in store.page_keys(SITE)}
     rng = random.Random(1)
     for page, _ in readers:  # the issue's attack: 10 requests from one address
-        response = client.post("/api/pages", json=decoy(page, rng, page.url).to_dict(),
+        response = client.post("/api/pages", json=decoy_page(page, rng, page.url).to_dict(),
                                environ_base={"REMOTE_ADDR": ATTACKER})
         assert response.status_code == 200 and response.get_json()["stored"] is False
     learn(store)
@@ -121,10 +80,10 @@ def test_canonical_url_cannot_overwrite_nor_reach_another_site(taught, articles)
     readers, _ = articles
     rng = random.Random(2)
     for n, (page, _) in enumerate(readers):
-        fake = decoy(page, rng, f"http://{SITE}/story/decoy-{n}.html", canonical_url=page.url)
+        fake = decoy_page(page, rng, f"http://{SITE}/story/decoy-{n}.html", canonical_url=page.url)
         response = client.post("/api/pages", json=fake.to_dict(), environ_base={"REMOTE_ADDR": ATTACKER})
         assert response.status_code == 200 and response.get_json()["stored"] is False
-    elsewhere = decoy(readers[0][0], rng, f"http://{SITE}/story/decoy-x.html", canonical_url="http://other.test/a")
+    elsewhere = decoy_page(readers[0][0], rng, f"http://{SITE}/story/decoy-x.html", canonical_url="http://other.test/a")
     response = client.post("/api/pages", json=elsewhere.to_dict(), environ_base={"REMOTE_ADDR": ATTACKER})
     assert response.status_code == 201 and response.get_json()["key"] == elsewhere.url  # keyed by its own URL
     assert store.sites() == [SITE]
@@ -156,7 +115,7 @@ def test_a_feedback_flood_from_one_address_does_not_steer_learning(taught, artic
                 store.add_feedback(SITE, {"url": page.url, "kind": kind, "selector": block.selector, "text": "",
                                           "contributor": tag, "received_at": "2026-01-01T00:00:00+00:00"})
     for n in range(5):  # ... plus 5 ordinary-looking pages
-        assert upload(client, decoy(readers[n][0], rng, f"http://{SITE}/story/decoy-{n}.html"), ATTACKER) == 201
+        assert upload(client, decoy_page(readers[n][0], rng, f"http://{SITE}/story/decoy-{n}.html"), ATTACKER) == 201
     learn(store)
     assert served_f1(store, articles) >= MIN_F1
 
@@ -168,7 +127,7 @@ def test_fifty_addresses_of_decoys_neither_evict_the_readers_nor_move_the_served
     rng = random.Random(4)
     for a in range(ADDRESSES):
         for n in range(10):
-            page = decoy(readers[(a + n) % READERS][0], rng, f"http://{SITE}/story/decoy-{a}-{n}.html")
+            page = decoy_page(readers[(a + n) % READERS][0], rng, f"http://{SITE}/story/decoy-{a}-{n}.html")
             assert upload(client, page, f"127.0.2.{a + 1}") == 201
         if a % 10 == 9:
             learn(store)  # re-learns as the flood grows
@@ -193,7 +152,7 @@ def test_one_address_flooding_decoys_does_not_move_the_served_rules(taught, arti
     rng = random.Random(5)
     statuses = []
     for n in range(QUOTA * 2):
-        statuses.append(upload(client, decoy(readers[n % READERS][0], rng, f"http://{SITE}/story/decoy-{n}.html"), ATTACKER))
+        statuses.append(upload(client, decoy_page(readers[n % READERS][0], rng, f"http://{SITE}/story/decoy-{n}.html"), ATTACKER))
         if n % 5 == 4:
             learn(store)
     assert statuses.count(201) == QUOTA and statuses.count(429) == QUOTA
