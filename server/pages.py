@@ -17,7 +17,7 @@ import hashlib
 import hmac
 import threading
 from collections import OrderedDict
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 from urllib.parse import urlsplit
 
 from flask import Blueprint, Response, abort, current_app, render_template, request, url_for
@@ -55,10 +55,11 @@ class PreviewCache:
 
     def __init__(self, size: int = PREVIEW_CACHE_SIZE) -> None:
         self.size = size
-        self._entries: OrderedDict[tuple, object] = OrderedDict()
+        self._entries: OrderedDict[tuple, "Preview"] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get_or_make(self, key: tuple, make):  # type: ignore[no-untyped-def]
+    def get_or_make(self, key: tuple, make: Callable[[], "Preview"]) -> "Preview":
+        """The entry for ``key``, made (outside the lock: it may take seconds) when missing."""
         with self._lock:
             if key in self._entries:
                 self._entries.move_to_end(key)
