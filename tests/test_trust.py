@@ -10,6 +10,7 @@ from learn_support import sample_pages
 from sitewise.learn.learner import SiteLearner
 from sitewise.learn.site import learn_stored_site
 from sitewise.page import Block, Box, Page
+from sitewise.pipeline import rule_labelled_pages
 from sitewise.sample_site import generate_site
 from sitewise.trust import AgreementPolicy, Support, agreed_marks, judge_change, rules_corroborated
 
@@ -107,6 +108,9 @@ def test_corroborated_rules_need_several_contributors_over_time_or_the_operator(
     assert not rules_corroborated(store, SITE, AgreementPolicy(min_contributors=3, min_span_s=DAY))  # 4 h
     assert not rules_corroborated(store, SITE, AgreementPolicy(min_contributors=6, min_span_s=0))
     assert not rules_corroborated(store, "unknown.test", NO_SPAN)
+    # Self-training's pages: only corroborated sites' (the sample pages carry their HTML).
+    assert len(list(rule_labelled_pages(store, NO_SPAN))) == 5
+    assert list(rule_labelled_pages(store, AgreementPolicy())) == []
     store.put_page(stories[5])  # the operator's page: trusted
     assert learn_stored_site(store, SITE, policy=AgreementPolicy(), force=True).stored
     assert rules_corroborated(store, SITE, AgreementPolicy())
