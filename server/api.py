@@ -11,6 +11,7 @@ from flask import Blueprint, Response, jsonify, request
 
 from sitewise.contributors import contributor_tag
 from sitewise.page import Page, PageError, site_of
+from sitewise.urls import private_page, private_url
 
 from .app import client_id, services
 from .body import read_json
@@ -65,28 +66,40 @@ def known_site(site: str) -> dict[str, Any]:
 def upload_page() -> tuple[Response, int]:
     """Store one collected page; answer with the site's status (and queue learning when due).
 
-    A reader's upload counts against per-client limits and is tagged with its contributor; an upload with
-    the admin token (``sitewise collect --server`` run by the operator) is neither limited nor tagged."""
+    A reader's upload counts against per-client limits and is tagged with its contributor, who owns the
+    stored copy: an upload of a page another contributor stored keeps theirs (200, ``stored: false``). An
+    upload with the admin token (``sitewise collect --server`` run by the operator) is neither limited nor
+    tagged. URLs are stored without query string and fragment (``SITEWISE_URL_PARAMS`` keeps some)."""
     svc = services()
     operator = "Authorization" in request.headers
     if operator:
         check_admin_token()  # the operator's own crawler: trusted, no quotas; a wrong token is refused
     else:
         svc.uploads.check(client_id(), "uploads")
-    page = validate_page(read_json(request, svc.settings.max_page_bytes))
+    svc.storage.check()
+    page = private_page(validate_page(read_json(request, svc.settings.max_page_bytes)), svc.url_params)
     contributor = None
     if not operator:
         svc.site_quota.check(f"{client_id()}:{page.site}", f"pages for {page.site} today")
+        svc.client_bytes.check_room(client_id(), "bytes stored today")
+        svc.client_pages.check(client_id(), "pages today")
         contributor = contributor_tag(client_id(), svc.store.contributor_salt())
     stored = svc.store.put_page(page, contributor)
+    if not operator:
+        svc.client_bytes.hit(client_id(), amount=stored.bytes)
     info = svc.store.site_info(stored.site)
+    if not stored.stored:
+        log.info("page %s of %s kept: another contributor's copy is stored", stored.key, stored.site)
+        body = {**_status(info), "key": stored.key, "created": False, "stored": False, "learning": "not_due",
+                "reason": "another contributor's copy of this page is stored; it is kept"}
+        return jsonify(body), 200
     learning = "not_due"
     if learning_due(info, svc.settings):
         learning = "queued" if _request_learning(stored.site, "upload") else "failed"
     elif info["learned"]:
         learning = _note_if_unmatched(stored.site, stored.key, page)
     log.info("page %s stored for %s (%s; %d pages)", stored.key, stored.site, "new" if stored.created else "replaced", stored.pages)
-    body = {**_status(info), "key": stored.key, "created": stored.created, "learning": learning}
+    body = {**_status(info), "key": stored.key, "created": stored.created, "stored": True, "learning": learning}
     return jsonify(body), 201 if stored.created else 200
 
 
@@ -151,8 +164,10 @@ def list_sites() -> Response:
 
 @blueprint.get("/sites/<site>")
 def site_status(site: str) -> Response:
-    """One site: status, rule versions and its newest page keys."""
+    """One site: status and rule versions; with the admin token, its newest page keys (URLs are private)."""
     info = known_site(site)
+    if not is_admin():
+        return jsonify(_status(info))
     keys = services().store.page_keys(info["site"])
     return jsonify({**_status(info), "page_keys": keys[::-1][:PAGE_KEYS_SHOWN]})
 
@@ -219,8 +234,13 @@ def feedback() -> tuple[Response, int]:
     """A reader's mark: a highlighted block that is not article (``not_article``) or article left out (``missing``)."""
     svc = services()
     svc.uploads.check(client_id(), "uploads")
+    svc.storage.check()
     site, record = validate_feedback(read_json(request, MAX_FEEDBACK_BYTES))
     known_site(site)
+    svc.site_marks.check(f"{client_id()}:{site}", f"marks on {site} today")
+    record["url"] = private_url(record["url"], svc.url_params)
+    # Marks count by distinct contributor (sitewise.trust.agreed_marks): one address is one voice.
+    record["contributor"] = contributor_tag(client_id(), svc.store.contributor_salt())
     count = svc.store.add_feedback(site, record)
     log.info("feedback on %s: %s %s", site, record["kind"], record["selector"])
     return jsonify({"site": site, "stored": True, "feedback": count}), 201
@@ -249,6 +269,15 @@ def check_admin_token() -> None:
     if scheme.lower() != "bearer" or not hmac.compare_digest(given.strip().encode(), token.encode()):
         raise ApiError(401, "unauthorized", "admin actions need 'Authorization: Bearer <admin token>'",
                        headers={"WWW-Authenticate": 'Bearer realm="sitewise admin"'})
+
+
+def is_admin() -> bool:
+    """True for a request carrying the admin token; False for one with no ``Authorization`` header; 401
+    for a wrong token (never silently the public answer: the caller meant to be the administrator)."""
+    if "Authorization" not in request.headers:
+        return False
+    check_admin_token()
+    return True
 
 
 def admin_only(view: Callable[..., Any]) -> Callable[..., Any]:
@@ -292,3 +321,41 @@ def admin_delete_page(site: str) -> Response:
         raise ApiError(404, "unknown_page", f"{info['site']} has no page {key}", site=info["site"], key=key)
     log.warning("admin deleted page %s of %s", key, info["site"])
     return jsonify({"site": info["site"], "key": key, "deleted": True})
+
+
+def _nothing_held(site: str) -> ApiError:
+    return ApiError(404, "nothing_held", f"{site} has no rule version held for review", site=site)
+
+
+@blueprint.get("/admin/sites/<site>/held")
+@admin_only
+def admin_held(site: str) -> Response:
+    """The rule version held for review (``sitewise.trust``): its rules, why it was held, whose pages it fits."""
+    info = known_site(site)
+    held = services().store.held_rules(info["site"])
+    if held is None:
+        raise _nothing_held(info["site"])
+    return jsonify({"site": info["site"], "current_version": info["rule_version"], **held})
+
+
+@blueprint.post("/admin/sites/<site>/held/accept")
+@admin_only
+def admin_accept_held(site: str) -> Response:
+    """Serve the held rule version: it becomes the site's new current version."""
+    info = known_site(site)
+    version = services().store.accept_held(info["site"])
+    if version is None:
+        raise _nothing_held(info["site"])
+    log.warning("admin accepted the held rules of %s as version %d", info["site"], version)
+    return jsonify({"site": info["site"], "accepted": True, "rule_version": version})
+
+
+@blueprint.delete("/admin/sites/<site>/held")
+@admin_only
+def admin_reject_held(site: str) -> Response:
+    """Drop the held rule version; the served rules stay."""
+    info = known_site(site)
+    if not services().store.reject_held(info["site"]):
+        raise _nothing_held(info["site"])
+    log.warning("admin rejected the held rules of %s", info["site"])
+    return jsonify({"site": info["site"], "rejected": True, "rule_version": info["rule_version"]})

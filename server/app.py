@@ -11,7 +11,9 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 from sitewise import __version__
 from sitewise.config import Settings
 from sitewise.store import Store, open_store
+from sitewise.urls import UrlParams, parse_url_params
 
+from .budget import StorageBudget
 from .cors import register_cors
 from .errors import register_error_handlers
 from .learning import Learning
@@ -37,6 +39,15 @@ class Services:
     uploads: FixedWindowLimiter
     extracts: FixedWindowLimiter
     site_quota: FixedWindowLimiter
+    #: Per client per day over all sites: pages, and bytes as stored.
+    client_pages: FixedWindowLimiter
+    client_bytes: FixedWindowLimiter
+    #: Marks per client per site per day.
+    site_marks: FixedWindowLimiter
+    dashboard_views: FixedWindowLimiter
+    storage: StorageBudget
+    #: Query parameters kept in stored URLs, per site (``Settings.url_params``).
+    url_params: UrlParams
 
 
 def services() -> Services:
@@ -53,6 +64,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     """Build the app. ``settings`` default to the environment; ``store`` to the one they name."""
     settings = settings or Settings.from_env()
     store = store or open_store(settings)
+    url_params = parse_url_params(settings.url_params)  # a bad setting stops the start, not an upload
     app = Flask(__name__)
     app.config.update(
         # Werkzeug refuses larger raw bodies before reading them; decoded gzip is capped in server.body.
@@ -73,6 +85,12 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         uploads=FixedWindowLimiter(store.redis, "uploads", settings.uploads_per_minute, MINUTE_S),
         extracts=FixedWindowLimiter(store.redis, "extracts", settings.uploads_per_minute * EXTRACTS_PER_UPLOAD, MINUTE_S),
         site_quota=FixedWindowLimiter(store.redis, "site-pages", settings.client_pages_per_site_per_day, DAY_S),
+        client_pages=FixedWindowLimiter(store.redis, "pages", settings.client_pages_per_day, DAY_S),
+        client_bytes=FixedWindowLimiter(store.redis, "bytes", settings.client_bytes_per_day, DAY_S),
+        site_marks=FixedWindowLimiter(store.redis, "site-marks", settings.client_marks_per_site_per_day, DAY_S),
+        dashboard_views=FixedWindowLimiter(store.redis, "dashboard", settings.dashboard_views_per_minute, MINUTE_S),
+        storage=StorageBudget(store, settings.storage_budget_bytes),
+        url_params=url_params,
     )
 
     from . import api, bookmarklet, health, pages, rules
@@ -82,7 +100,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     app.register_blueprint(bookmarklet.blueprint)
     app.register_blueprint(pages.blueprint)
     app.register_blueprint(health.blueprint)
-    register_cors(app)
+    register_cors(app, allow_private_network=bool(settings.allow_private_network))
     register_error_handlers(app)
     _register_access_log(app)
     return app

@@ -19,6 +19,10 @@ from .validation import validate_page
 WIREFRAME_WIDTH = 240
 #: ... and at most this tall (very long pages are cut).
 WIREFRAME_MAX_HEIGHT = 900
+#: The preview lists at most this many blocks (real pages have up to ~2,000; the rest are counted) ...
+PREVIEW_MAX_BLOCKS = 1000
+#: ... each cut to this many characters: a view stays under ~1 MB whatever was uploaded.
+PREVIEW_TEXT_CHARS = 400
 
 
 def find_article(page: Page | None, html: str | None, site: str | None) -> Article:
@@ -86,6 +90,10 @@ class Preview:
     width: int
     height: int
     blocks: list[PreviewBlock]
+    #: The page's first title, else its URL.
+    title: str = ""
+    #: Blocks of the page in all (``blocks`` holds the first PREVIEW_MAX_BLOCKS).
+    total_blocks: int = 0
 
 
 def preview(page: Page, site: str) -> Preview:
@@ -99,14 +107,15 @@ def preview(page: Page, site: str) -> Preview:
         PreviewBlock(
             index=i,
             tag=block.tag,
-            text=block.text,
+            text=block.text[:PREVIEW_TEXT_CHARS] + ("…" if len(block.text) > PREVIEW_TEXT_CHARS else ""),
             article=i in chosen,
             x=round(max(0.0, block.box.left) * scale),
             y=round(max(0.0, block.box.top) * scale),
             w=max(1, round(block.box.width * scale)),
             h=max(1, round(block.box.height * scale)),
         )
-        for i, block in enumerate(page.blocks)
+        for i, block in enumerate(page.blocks[:PREVIEW_MAX_BLOCKS])
     ]
     height = min(WIREFRAME_MAX_HEIGHT, max(1, round(page_height * scale)))
-    return Preview(article.method, article.rule_version, article.template, len(chosen), WIREFRAME_WIDTH, height, blocks)
+    return Preview(article.method, article.rule_version, article.template, len(chosen), WIREFRAME_WIDTH, height, blocks,
+                   page.titles[0] if page.titles else page.url, len(page.blocks))

@@ -33,29 +33,45 @@ class FixedWindowLimiter:
         self.limit = limit
         self.window_s = window_s
 
-    def hit(self, client_key: str, now: float | None = None) -> Verdict:
+    def _window(self, client_key: str, now: float) -> tuple[str, int]:
+        """The counter's key for the window ``now`` falls in, and seconds until the window ends."""
+        window = int(now // self.window_s)
+        return f"{PREFIX}{self.name}:{client_key}:{window}", max(1, int((window + 1) * self.window_s - now))
+
+    def hit(self, client_key: str, now: float | None = None, amount: int = 1) -> Verdict:
+        """Count ``amount`` (one request, or bytes) against the client's window."""
         if self.limit <= 0:
             return Verdict(True, 0, self.limit, 0)
-        now = time.time() if now is None else now
-        window = int(now // self.window_s)
-        key = f"{PREFIX}{self.name}:{client_key}:{window}"
+        key, retry_after = self._window(client_key, time.time() if now is None else now)
         with self.redis.pipeline(transaction=True) as pipe:
-            pipe.incr(key)
+            pipe.incrby(key, amount)
             pipe.expire(key, self.window_s * 2)
             count, _ = pipe.execute()
-        retry_after = max(1, int((window + 1) * self.window_s - now))
         return Verdict(int(count) <= self.limit, int(count), self.limit, retry_after)
 
     def check(self, client_key: str, what: str) -> Verdict:
         """Count one hit; raise 429 (with ``Retry-After``) when the client is over the limit."""
         verdict = self.hit(client_key)
         if not verdict.allowed:
-            raise ApiError(
-                429,
-                "rate_limited",
-                f"too many {what}: at most {verdict.limit} per {self.window_s} s; retry in {verdict.retry_after} s",
-                headers={"Retry-After": str(verdict.retry_after)},
-                limit=verdict.limit,
-                retry_after=verdict.retry_after,
-            )
+            raise self._refusal(verdict, what)
         return verdict
+
+    def check_room(self, client_key: str, what: str) -> None:
+        """Raise 429 when the client has already used its whole allowance. Counts nothing: the caller
+        adds the amount with :meth:`hit` once it knows it (e.g. the bytes a page took to store)."""
+        if self.limit <= 0:
+            return
+        key, retry_after = self._window(client_key, time.time())
+        used = int(self.redis.get(key) or 0)
+        if used >= self.limit:
+            raise self._refusal(Verdict(False, used, self.limit, retry_after), what)
+
+    def _refusal(self, verdict: Verdict, what: str) -> ApiError:
+        return ApiError(
+            429,
+            "rate_limited",
+            f"too many {what}: at most {verdict.limit} per {self.window_s} s; retry in {verdict.retry_after} s",
+            headers={"Retry-After": str(verdict.retry_after)},
+            limit=verdict.limit,
+            retry_after=verdict.retry_after,
+        )

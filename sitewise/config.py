@@ -35,6 +35,28 @@ class Settings:
     uploads_per_minute: int = 120
     #: Pages one client may contribute to one site per day (poisoning guard).
     client_pages_per_site_per_day: int = 200
+    #: Pages, and bytes as stored (compressed), one client may upload per day over all sites (storage
+    #: guard: a reader sends tens of pages a day, ~20 kB each; 429 beyond).
+    client_pages_per_day: int = 1000
+    client_bytes_per_day: int = 50_000_000
+    #: Marks one client may send about one site per day (a reader marks a few blocks; 429 beyond).
+    client_marks_per_site_per_day: int = 20
+    #: Redis memory beyond which uploads and marks are refused with 507 (at most 90 % of Redis's own
+    #: ``maxmemory`` when it has one), so storage is bounded whatever the number of clients.
+    storage_budget_bytes: int = 1_000_000_000
+    #: Independent contributors (distinct addresses) whose pages or marks must agree before a site's
+    #: established rules change or a mark counts (docs/reliability.md, "Trust from agreement") ...
+    agreement_contributors: int = 3
+    #: ... and how many hours their contributions must span (a burst from many addresses is one client).
+    agreement_hours: int = 24
+    #: Query parameters kept in stored URLs, per site: ``site=param,param;site=param``. By default every
+    #: query string and fragment is dropped (they may carry a reader's personal data).
+    url_params: str = ""
+    #: 1: answer Chromium's Private Network Access preflight, letting public web pages call this server
+    #: on a private address (a reader's own server on localhost). Off by default.
+    allow_private_network: int = 0
+    #: Dashboard views one client may load per minute (each may render a large page).
+    dashboard_views_per_minute: int = 60
     #: Reverse proxies in front of the web server that append to ``X-Forwarded-For`` (0: the peer address
     #: is the client). Set it only behind such proxies: otherwise clients could pick their own address.
     trusted_proxies: int = 0

@@ -18,6 +18,7 @@ from .page import Block, Page
 
 if TYPE_CHECKING:
     from .store import Store
+    from .trust import AgreementPolicy
 
 #: Tags kept when HTML is rebuilt from collected blocks (for MSS, when a page comes without HTML).
 _REBUILT_TAGS = frozenset("p h1 h2 h3 h4 h5 h6 li blockquote pre td th dt dd figcaption caption".split())
@@ -153,18 +154,21 @@ def blocks_in_text(blocks: Sequence[Block], text: str) -> list[int]:
     return chosen
 
 
-def rule_labelled_pages(store: "Store") -> Iterator[tuple[str, str]]:
+def rule_labelled_pages(store: "Store", policy: "AgreementPolicy | None" = None) -> Iterator[tuple[str, str]]:
     """(HTML, article text) of every stored page of every learned site whose rules apply to it
-    confidently: training data for the fallback, labelled by what sitewise has learned.
+    confidently: training data for the fallback, labelled by what sitewise has learned. With ``policy``,
+    only sites whose rules are corroborated under it (:func:`sitewise.trust.rules_corroborated`): one
+    client's pages must not teach every unlearned site.
 
     Only pages that carry their serialized DOM count (the HTML MSS sees at run time); text rebuilt
     from blocks would teach it a markup no real page has.
     """
     from .learn.rules import apply_rules
+    from .trust import rules_corroborated
 
     for site in store.sites():
         rules = store.rules(site)
-        if rules is None:
+        if rules is None or (policy is not None and not rules_corroborated(store, site, policy)):
             continue
         for page in store.pages(site):
             if not page.html:

@@ -8,12 +8,18 @@ key                                type    holds
 ``sw:sites``                       zset    site → time of its last page upload (unix seconds)
 ``sw:contributor-salt``            string  random salt of contributor tags (made once)
 ``sw:site:{site}:pages``           hash    page key (canonical URL, else URL) → zlib(page JSON)
-``sw:site:{site}:order``           zset    page key → time stored; the newest N are kept
-``sw:site:{site}:contributors``    hash    page key → who uploaded it (a salted hash of the client);
-                                           absent for pages the operator stored (CLI, admin token)
-``sw:site:{site}:meta``            hash    ``pages_since_learn``, ``rule_version``, ``learned_at``
+``sw:site:{site}:order``           zset    page key → time stored; beyond the cap the oldest pages that
+                                           did not teach the current rules go first
+``sw:site:{site}:contributors``    hash    page key → who uploaded it (a salted hash of the client), its
+                                           owner: nobody else's upload replaces it; absent for pages
+                                           the operator stored (CLI, admin token)
+``sw:site:{site}:taught``          set     keys of pages the current rules were learned from (kept)
+``sw:site:{site}:meta``            hash    ``pages_since_learn``, ``rule_version``, ``learned_at``,
+                                           ``support`` (JSON: who the current rules fit)
 ``sw:site:{site}:rules``           hash    rule version (1, 2, …) → rule set JSON; never rewritten
-``sw:site:{site}:feedback``        list    reader feedback JSON, oldest first
+``sw:site:{site}:held``            hash    a rule version held for review: ``rules``, ``reason``,
+                                           ``held_at``, ``support``
+``sw:site:{site}:feedback``        list    reader feedback JSON, oldest first, the newest N kept
 =================================  ======  =====================================================
 
 Every write that touches several keys runs in one MULTI/EXEC transaction, so a crash leaves either the
@@ -40,6 +46,29 @@ SITES = PREFIX + "sites"
 CONTRIBUTOR_SALT = PREFIX + "contributor-salt"
 #: Fields of feedback and rules are JSON; pages are compressed (they are large and rarely read).
 _ZLIB_LEVEL = 6
+#: Marks kept per site (the newest): 10,000 marks made the dashboard 10x and learning 14x slower, and
+#: marks count by distinct contributor, so a few hundred readers' worth is plenty.
+MAX_FEEDBACK_PER_SITE = 1000
+#: At most this share of a site's page cap is kept as "taught the current rules": the rest of the cap
+#: stays open for new pages, which must be able to reach the next learn.
+TAUGHT_SHARE_OF_CAP = 0.5
+_SITE_KINDS = ("pages", "order", "contributors", "taught", "meta", "rules", "held", "feedback")
+
+#: Store a page unless another contributor owns its key (one round trip, atomic). KEYS: pages,
+#: contributors, order, sites, meta. ARGV: page key, blob, contributor ("" = the operator), time, site.
+#: Returns {stored (0/1), created (0/1), page count, pages since learn}.
+_PUT_PAGE = """
+local exists = redis.call('HEXISTS', KEYS[1], ARGV[1])
+if exists == 1 and ARGV[3] ~= '' and redis.call('HGET', KEYS[2], ARGV[1]) ~= ARGV[3] then
+  return {0, 0, redis.call('HLEN', KEYS[1]), tonumber(redis.call('HGET', KEYS[5], 'pages_since_learn') or '0')}
+end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+if ARGV[3] == '' then redis.call('HDEL', KEYS[2], ARGV[1]) else redis.call('HSET', KEYS[2], ARGV[1], ARGV[3]) end
+redis.call('ZADD', KEYS[3], ARGV[4], ARGV[1])
+redis.call('ZADD', KEYS[4], ARGV[4], ARGV[5])
+local since = redis.call('HINCRBY', KEYS[5], 'pages_since_learn', 1)
+return {1, 1 - exists, redis.call('HLEN', KEYS[1]), since}
+"""
 
 
 def _key(site: str, kind: str) -> str:
@@ -55,6 +84,10 @@ class PutResult:
     created: bool
     pages: int
     pages_since_learn: int
+    #: False when another contributor (or the operator) owns the key: their copy was kept, nothing stored.
+    stored: bool = True
+    #: Size of the stored record (compressed), what the page costs in Redis.
+    bytes: int = 0
 
 
 class Store:
@@ -64,37 +97,36 @@ class Store:
         self.redis = client
         self.max_pages_per_site = max_pages_per_site
         self._salt: str | None = None
+        self._put_page = client.register_script(_PUT_PAGE)
 
     # -- pages ---------------------------------------------------------------------------------
 
-    def put_page(self, page: Page, contributor: str | None = None) -> PutResult:
-        """Store a page under its site; a page with the same key (canonical URL) is replaced.
+    def put_page(self, page: Page, contributor: str | None = None, now: float | None = None) -> PutResult:
+        """Store a page under its site, owned by ``contributor``.
 
         ``contributor`` names who uploaded it (see :func:`contributor_tag`); None means the operator, whose
-        pages are trusted. Learning weighs contributors so that no single one outvotes the others.
+        pages are trusted and replace any copy. A contributor's upload replaces only its own copy of a key
+        (canonical URL, else URL): when someone else's copy is stored, it is kept and nothing is stored
+        (``PutResult.stored`` is False), so nobody can swap a page another reader taught the site.
+        Learning weighs contributors so that no single one outvotes the others. ``now``: the time stored.
         """
         site, key = page.site, page.key
         blob = zlib.compress(json.dumps(page.to_dict(), ensure_ascii=False).encode("utf-8"), _ZLIB_LEVEL)
-        now = time.time()
-        with self.redis.pipeline(transaction=True) as pipe:
-            pipe.hset(_key(site, "pages"), key, blob)
-            if contributor is None:
-                pipe.hdel(_key(site, "contributors"), key)
-            else:
-                pipe.hset(_key(site, "contributors"), key, contributor)
-            pipe.zadd(_key(site, "order"), {key: now})
-            pipe.zadd(SITES, {site: now})
-            pipe.hincrby(_key(site, "meta"), "pages_since_learn", 1)
-            pipe.hlen(_key(site, "pages"))
-            created, _, _, _, since_learn, count = pipe.execute()
+        now = time.time() if now is None else now
+        keys = [_key(site, kind) for kind in ("pages", "contributors", "order")] + [SITES, _key(site, "meta")]
+        stored, created, count, since_learn = self._put_page(keys=keys, args=[key, blob, contributor or "", now, site])
         if count > self.max_pages_per_site:
             count = self._trim(site)
-        return PutResult(site, key, bool(created), count, int(since_learn))
+        return PutResult(site, key, bool(created), int(count), int(since_learn), bool(stored), len(blob) if stored else 0)
 
     def _trim(self, site: str) -> int:
-        """Drop the oldest pages beyond the cap; returns the count left."""
-        excess = self.redis.zrange(_key(site, "order"), 0, -(self.max_pages_per_site + 1))
-        if excess:
+        """Drop pages beyond the cap, the oldest first, but those that taught the current rules last (a
+        flood of new pages cannot push out what the served rules were learned from); the count left."""
+        order = self.redis.zrange(_key(site, "order"), 0, -1)
+        surplus = len(order) - self.max_pages_per_site
+        if surplus > 0:
+            taught = self.redis.smembers(_key(site, "taught"))
+            excess = ([k for k in order if k not in taught] + [k for k in order if k in taught])[:surplus]
             with self.redis.pipeline(transaction=True) as pipe:
                 pipe.hdel(_key(site, "pages"), *excess)
                 pipe.hdel(_key(site, "contributors"), *excess)
@@ -103,8 +135,13 @@ class Store:
         return int(self.redis.hlen(_key(site, "pages")))
 
     def get_page(self, site: str, key: str) -> Page | None:
-        blob = self.redis.hget(_key(site, "pages"), key)
-        return _decode_page(blob) if blob is not None else None
+        blob = self.page_record(site, key)
+        return decode_page(blob) if blob is not None else None
+
+    def page_record(self, site: str, key: str) -> bytes | None:
+        """A stored page as stored (compressed; :func:`decode_page` reads it): a cheap identity for caches
+        of what is derived from a page."""
+        return self.redis.hget(_key(site, "pages"), key)
 
     def page_keys(self, site: str) -> list[str]:
         """Keys of a site's pages, oldest first."""
@@ -117,7 +154,7 @@ class Store:
             batch = keys[start : start + 100]
             for blob in self.redis.hmget(_key(site, "pages"), batch):
                 if blob is not None:
-                    yield _decode_page(blob)
+                    yield decode_page(blob)
 
     def page_count(self, site: str) -> int:
         return int(self.redis.hlen(_key(site, "pages")))
@@ -134,13 +171,36 @@ class Store:
         """Page key → contributor tag, for the pages an outside client uploaded."""
         return {k.decode(): v.decode() for k, v in self.redis.hgetall(_key(site, "contributors")).items()}
 
+    def page_times(self, site: str) -> dict[str, float]:
+        """Page key → when it was stored (unix seconds)."""
+        return {k.decode(): t for k, t in self.redis.zrange(_key(site, "order"), 0, -1, withscores=True)}
+
+    def set_taught(self, site: str, keys: list[str]) -> None:
+        """Record the pages the current rules were learned from (at most :data:`TAUGHT_SHARE_OF_CAP` of
+        the cap, the first given first): the cap evicts them last."""
+        kept = keys[: int(self.max_pages_per_site * TAUGHT_SHARE_OF_CAP)]
+        with self.redis.pipeline(transaction=True) as pipe:
+            pipe.delete(_key(site, "taught"))
+            if kept:
+                pipe.sadd(_key(site, "taught"), *kept)
+            pipe.execute()
+
+    def taught(self, site: str) -> set[str]:
+        return {k.decode() for k in self.redis.smembers(_key(site, "taught"))}
+
     def delete_page(self, site: str, key: str) -> bool:
         with self.redis.pipeline(transaction=True) as pipe:
             pipe.hdel(_key(site, "pages"), key)
             pipe.hdel(_key(site, "contributors"), key)
             pipe.zrem(_key(site, "order"), key)
-            removed, _, _ = pipe.execute()
+            pipe.srem(_key(site, "taught"), key)
+            removed, _, _, _ = pipe.execute()
         return bool(removed)
+
+    def storage_used(self) -> tuple[int, int]:
+        """Bytes Redis holds now and its ``maxmemory`` (0: none), for the storage budget."""
+        memory = self.redis.info("memory")
+        return int(memory.get("used_memory", 0)), int(memory.get("maxmemory", 0))
 
     # -- sites ---------------------------------------------------------------------------------
 
@@ -164,24 +224,24 @@ class Store:
             "confidence": rules.get("confidence") if rules else None,
             "feedback": int(self.redis.llen(_key(site, "feedback"))),
             "contributors": len(set(self.redis.hvals(_key(site, "contributors")))),
+            "held_for_review": bool(self.redis.exists(_key(site, "held"))),
         }
 
     def delete_site(self, site: str) -> bool:
-        kinds = ("pages", "order", "contributors", "meta", "rules", "feedback")
         with self.redis.pipeline(transaction=True) as pipe:
             pipe.zrem(SITES, site)
-            pipe.delete(*(_key(site, kind) for kind in kinds))
+            pipe.delete(*(_key(site, kind) for kind in _SITE_KINDS))
             removed, _ = pipe.execute()
         return bool(removed)
 
     # -- rules ---------------------------------------------------------------------------------
 
-    def put_rules(self, site: str, rules: dict[str, Any], pages_learned_from: int | None = None) -> int:
+    def put_rules(self, site: str, rules: dict[str, Any], support: dict[str, Any] | None = None) -> int:
         """Store a new rule version and make it current; returns its version number.
 
         The version is fixed inside the transaction (WATCH on the meta hash), so two workers finishing at
-        once get different versions and the later one wins cleanly. ``pages_since_learn`` drops by the
-        number of pages the rules were learned from seen since the last learn.
+        once get different versions and the later one wins cleanly. ``pages_since_learn`` starts again at
+        0. ``support`` (``sitewise.trust.Support`` as a dict) says whose pages the rules fit.
         """
         meta_key = _key(site, "meta")
         while True:
@@ -194,6 +254,7 @@ class Store:
                     pipe.hset(_key(site, "rules"), str(version), json.dumps(body, ensure_ascii=False))
                     pipe.hset(meta_key, mapping={"rule_version": version, "learned_at": time.time()})
                     pipe.hset(meta_key, "pages_since_learn", 0)
+                    pipe.hset(meta_key, "support", json.dumps(dict(support or {}, version=version)))
                     pipe.execute()
                     return version
                 except redis.WatchError:
@@ -220,17 +281,72 @@ class Store:
     def rule_versions(self, site: str) -> list[int]:
         return sorted(int(v) for v in self.redis.hkeys(_key(site, "rules")))
 
+    def rule_support(self, site: str) -> dict[str, Any] | None:
+        """Whose pages the current rules fit, as :meth:`put_rules` recorded it (with its ``version``)."""
+        raw = self.redis.hget(_key(site, "meta"), "support")
+        return json.loads(raw) if raw else None
+
+    def learned_at(self, site: str) -> float | None:
+        """When the current rules became current (unix seconds), None when there are none."""
+        raw = self.redis.hget(_key(site, "meta"), "learned_at")
+        return float(raw) if raw else None
+
+    def learn_attempted(self, site: str) -> None:
+        """A learn ran and stored nothing (rejected, held, waiting): count new pages from now, so a site
+        whose rules are under attack is not re-learned on every upload."""
+        self.redis.hset(_key(site, "meta"), "pages_since_learn", 0)
+
+    # -- rule versions held for review ----------------------------------------------------------------
+
+    def hold_rules(self, site: str, rules: dict[str, Any], reason: str, support: dict[str, Any] | None = None) -> None:
+        """Keep a learned rule version aside for an administrator (the newest replaces an older one);
+        the served rules do not change."""
+        self.redis.hset(_key(site, "held"), mapping={
+            "rules": json.dumps(dict(rules, site=site), ensure_ascii=False),
+            "reason": reason,
+            "held_at": time.time(),
+            "support": json.dumps(support or {}),
+        })
+
+    def held_rules(self, site: str) -> dict[str, Any] | None:
+        """The version held for review: ``rules``, ``reason``, ``held_at``, ``support``; None when none."""
+        raw = {k.decode(): v.decode() for k, v in self.redis.hgetall(_key(site, "held")).items()}
+        if "rules" not in raw:
+            return None
+        return {"rules": json.loads(raw["rules"]), "reason": raw.get("reason", ""),
+                "held_at": float(raw.get("held_at", 0)), "support": json.loads(raw.get("support") or "{}")}
+
+    def accept_held(self, site: str) -> int | None:
+        """Make the held version current (an administrator's decision); its new version number, None when
+        nothing is held."""
+        held = self.held_rules(site)
+        if held is None:
+            return None
+        version = self.put_rules(site, held["rules"], held["support"])
+        self.redis.delete(_key(site, "held"))
+        return version
+
+    def reject_held(self, site: str) -> bool:
+        """Drop the held version; False when nothing was held."""
+        return bool(self.redis.delete(_key(site, "held")))
+
     # -- feedback ------------------------------------------------------------------------------
 
     def add_feedback(self, site: str, feedback: dict[str, Any]) -> int:
-        """Append a reader's mark; returns how many the site has."""
-        return int(self.redis.rpush(_key(site, "feedback"), json.dumps(feedback, ensure_ascii=False)))
+        """Append a reader's mark, keeping the newest :data:`MAX_FEEDBACK_PER_SITE`; returns how many the
+        site has."""
+        with self.redis.pipeline(transaction=True) as pipe:
+            pipe.rpush(_key(site, "feedback"), json.dumps(feedback, ensure_ascii=False))
+            pipe.ltrim(_key(site, "feedback"), -MAX_FEEDBACK_PER_SITE, -1)
+            pipe.llen(_key(site, "feedback"))
+            _, _, count = pipe.execute()
+        return int(count)
 
     def feedback(self, site: str) -> list[dict[str, Any]]:
         return [json.loads(item) for item in self.redis.lrange(_key(site, "feedback"), 0, -1)]
 
 
-def _decode_page(blob: bytes) -> Page:
+def decode_page(blob: bytes) -> Page:
     try:
         return Page.from_dict(json.loads(zlib.decompress(blob)))
     except (zlib.error, json.JSONDecodeError) as exc:

@@ -11,16 +11,10 @@ from __future__ import annotations
 import random
 
 import pytest
-from rq import SimpleWorker
-
-from learn_support import sample_pages
+from poisoning_support import decoy_page, held_out_f1, learn, site_articles, upload
 from server import create_app
 from sitewise.config import Settings
-from sitewise.learn.rules import apply_rules
-from sitewise.metrics import word_prf
 from sitewise.page import Block, Box, Page
-from sitewise.sample_site import generate_site
-from worker.queue import learn_queue
 
 SITE = "gazette.test"
 #: Articles readers upload, and articles kept back to score the rules on.
@@ -36,9 +30,7 @@ TOLERANCE = 0.02
 
 @pytest.fixture(scope="module")
 def articles():
-    pages = sample_pages(generate_site(seed=7, stories=GOOD_PAGES + HELD_OUT, features=0))
-    stories = [(page, sample) for page, sample in pages.values() if sample.article]
-    return stories[:GOOD_PAGES], stories[GOOD_PAGES:]
+    return site_articles(GOOD_PAGES, HELD_OUT)
 
 
 @pytest.fixture
@@ -53,22 +45,6 @@ def system(store, tmp_path, monkeypatch):
     store.max_pages_per_site = CAP
     app = create_app(settings, store)
     return app.test_client(), store
-
-
-def upload(client, page: Page, address: str) -> int:
-    return client.post("/api/pages", json=page.to_dict(), environ_base={"REMOTE_ADDR": address}).status_code
-
-
-def learn(store) -> None:
-    SimpleWorker([learn_queue(store.redis)], connection=store.redis).work(burst=True)
-
-
-def held_out_f1(rules, held_out) -> float:
-    scores = []
-    for page, sample in held_out:
-        found = apply_rules(rules, page=page)
-        scores.append(word_prf(found.text, sample.truth).f1 if found.confident else 0.0)
-    return sum(scores) / len(scores)
 
 
 def noise_page(rng: random.Random, n: int) -> Page:
@@ -88,22 +64,6 @@ def noise_page(rng: random.Random, n: int) -> Page:
     return Page(url=f"http://{SITE}/spam/{n}.html", blocks=blocks, titles=["Best offer casino"], collector="bookmarklet")
 
 
-def decoy_page(template: Page, rng: random.Random, n: int) -> Page:
-    """Junk aimed at the rules: the site's own layout, the article body reduced to link-like scraps and
-    long text that matches the title placed in the comments, so a learner would pick the comments."""
-    title_words = template.titles[0].split() if template.titles else ["story"]
-    blocks = []
-    for block in template.blocks:
-        if "story-body" in block.selector:
-            text = rng.choice(["Click here", "Read more", "Subscribe"])
-        elif "comments" in block.selector and block.tag == "p":
-            text = " ".join(rng.choice(title_words + ["the", "of", "and"]) for _ in range(120))
-        else:
-            text = block.text
-        blocks.append(Block(text, block.tag, block.path, block.selector, block.box, block.style, block.link_chars, block.extra))
-    return Page(url=f"http://{SITE}/story/decoy-{n}.html", blocks=blocks, titles=template.titles, collector="bookmarklet")
-
-
 @pytest.mark.parametrize("junk", ["noise", "decoy"])
 def test_one_client_flooding_a_site_does_not_replace_good_rules(system, articles, junk):
     client, store = system
@@ -118,7 +78,7 @@ def test_one_client_flooding_a_site_does_not_replace_good_rules(system, articles
     rng = random.Random(1)
     statuses = []
     for n in range(QUOTA * 2):
-        page = noise_page(rng, n) if junk == "noise" else decoy_page(good[n % len(good)][0], rng, n)
+        page = noise_page(rng, n) if junk == "noise" else decoy_page(good[n % len(good)][0], rng, f"http://{SITE}/story/decoy-{n}.html")
         statuses.append(upload(client, page, ATTACKER))
         if n % 5 == 4:
             learn(store)  # the worker keeps up with the flood: every due re-learn runs

@@ -93,6 +93,7 @@ def test_uploads_acknowledged_by_sitewise_up_survive_redis_sigkills(tmp_path):
     upload answered 2xx is stored, and every refused one was refused as 503 (retry), never 500."""
     # Limits off, no learning, and no site cap (it would trim the oldest acknowledged pages).
     env = {"SITEWISE_UPLOADS_PER_MINUTE": "0", "SITEWISE_CLIENT_PAGES_PER_SITE_PER_DAY": "0",
+           "SITEWISE_CLIENT_PAGES_PER_DAY": "0", "SITEWISE_CLIENT_BYTES_PER_DAY": "0",
            "SITEWISE_MIN_PAGES_TO_LEARN": str(10**9), "SITEWISE_MAX_PAGES_PER_SITE": str(10**9)}
     with sitewise_up(tmp_path / "data", "--workers", "1", env=env) as up:
         answers: dict[str, int] = {}

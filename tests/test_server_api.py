@@ -180,19 +180,28 @@ def test_wrong_method_and_unknown_path_answer_json(client):
 # -- CORS ----------------------------------------------------------------------------------------------
 
 
+PREFLIGHT = {
+    "Origin": "https://news.example",
+    "Access-Control-Request-Method": "POST",
+    "Access-Control-Request-Headers": "content-type, content-encoding",
+    "Access-Control-Request-Private-Network": "true",
+}
+
+
 def test_preflight_allows_any_origin_without_credentials(client):
-    response = client.options("/api/pages", headers={
-        "Origin": "https://news.example",
-        "Access-Control-Request-Method": "POST",
-        "Access-Control-Request-Headers": "content-type, content-encoding",
-        "Access-Control-Request-Private-Network": "true",
-    })
+    response = client.options("/api/pages", headers=PREFLIGHT)
     assert response.status_code == 204
     assert response.headers["Access-Control-Allow-Origin"] == "*"
     assert "POST" in response.headers["Access-Control-Allow-Methods"]
     assert "Content-Encoding" in response.headers["Access-Control-Allow-Headers"]
-    assert response.headers["Access-Control-Allow-Private-Network"] == "true"
+    assert "Access-Control-Allow-Private-Network" not in response.headers  # only when configured
     assert "Access-Control-Allow-Credentials" not in response.headers
+
+
+def test_private_network_access_is_opt_in(store, tmp_path):
+    client = create_app(settings_for(tmp_path, allow_private_network=1), store).test_client()
+    response = client.options("/api/pages", headers=PREFLIGHT)
+    assert response.headers["Access-Control-Allow-Private-Network"] == "true"
 
 
 def test_errors_carry_cors_headers_too(client):
@@ -213,6 +222,8 @@ def test_sites_list_and_site_status(client):
     assert {s["site"]: s["pages"] for s in listing["sites"]} == {"news.example": 2, "blog.example": 1}
     status = client.get("/api/sites/news.example").get_json()
     assert status["pages"] == 2 and status["learned"] is False
+    assert "page_keys" not in status  # page URLs are the administrator's to see
+    status = client.get("/api/sites/news.example", headers={"Authorization": "Bearer s3cret"}).get_json()
     assert status["page_keys"] == ["https://news.example/1", "https://news.example/0"]
 
 

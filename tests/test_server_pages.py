@@ -13,6 +13,8 @@ from server_support import block, page_dict, settings_for
 from sitewise.store import Store
 
 HOSTILE = '<script>alert("x")</script><img src=x onerror=alert(1)>'
+#: The dashboard shows page addresses, text and marks to the administrator only (settings_for's token).
+ADMIN = {"Authorization": "Bearer s3cret"}
 
 
 @pytest.fixture
@@ -65,7 +67,7 @@ def test_dashboard_lists_sites_and_previews_a_page(client, store):
     assert client.post("/api/pages", json=data).status_code == 201
     listing = client.get("/sites").get_data(as_text=True)
     assert "news.example" in listing and "not learned" in listing
-    response = client.get("/sites/news.example")
+    response = client.get("/sites/news.example", headers=ADMIN)
     assert response.status_code == 200
     html = response.get_data(as_text=True)
     assert "Article by <strong>mss</strong>" in html
@@ -76,7 +78,7 @@ def test_dashboard_lists_sites_and_previews_a_page(client, store):
 def test_dashboard_of_an_unknown_site_or_page_is_404(client, store):
     assert client.get("/sites/nowhere.example").status_code == 404
     client.post("/api/pages", json=page_dict())
-    assert client.get("/sites/news.example?page=https://news.example/missing").status_code == 404
+    assert client.get("/sites/news.example?page=https://news.example/missing", headers=ADMIN).status_code == 404
 
 
 def test_nothing_from_an_uploaded_page_is_rendered_as_html(client, store):
@@ -90,9 +92,9 @@ def test_nothing_from_an_uploaded_page_is_rendered_as_html(client, store):
     client.post("/api/feedback", json={"url": "https://news.example/a/1", "kind": "not_article",
                                        "selector": HOSTILE, "text": HOSTILE})
     for path in ("/sites", "/sites/news.example", "/"):
-        html = client.get(path).get_data(as_text=True)
+        html = client.get(path, headers=ADMIN).get_data(as_text=True)
         assert "<script>alert" not in html and "<img src=x" not in html, path
-    detail = client.get("/sites/news.example").get_data(as_text=True)
+    detail = client.get("/sites/news.example", headers=ADMIN).get_data(as_text=True)
     assert "&lt;script&gt;alert(" in detail  # shown, as text
 
 

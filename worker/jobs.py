@@ -8,6 +8,7 @@ from rq import get_current_job
 from sitewise.config import Settings
 from sitewise.learn.site import learn_stored_site
 from sitewise.store import Store
+from sitewise.trust import AgreementPolicy
 
 from .fallback import maybe_enqueue_retrain
 from .queue import clear_unmatched, release_pending
@@ -24,7 +25,8 @@ def learn_site(site: str, force: bool = False) -> dict[str, Any]:
     unmatched = clear_unmatched(site, job.connection)  # this learn sees those pages
     settings = Settings.from_env()
     store = Store(job.connection, settings.max_pages_per_site)
-    outcome = learn_stored_site(store, site, min_pages=settings.min_pages_to_learn, force=force)
+    outcome = learn_stored_site(store, site, min_pages=settings.min_pages_to_learn, force=force,
+                                policy=AgreementPolicy.from_settings(settings))
     if outcome.stored:
         maybe_enqueue_retrain(job.connection)  # new rules label new pages: the fallback can learn from them
     return {**outcome.to_dict(), "unmatched_pages": unmatched}

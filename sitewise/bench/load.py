@@ -282,7 +282,8 @@ class Stack:
 
     def __enter__(self) -> "Stack":
         env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
-        env.update(SITEWISE_UPLOADS_PER_MINUTE="0", SITEWISE_CLIENT_PAGES_PER_SITE_PER_DAY="0")
+        env.update(SITEWISE_UPLOADS_PER_MINUTE="0", SITEWISE_CLIENT_PAGES_PER_SITE_PER_DAY="0",
+                   SITEWISE_CLIENT_PAGES_PER_DAY="0", SITEWISE_CLIENT_BYTES_PER_DAY="0")
         if not self.args.with_learning:
             env["SITEWISE_MIN_PAGES_TO_LEARN"] = str(10**9)
         command = [

@@ -46,11 +46,13 @@ def run(args: argparse.Namespace) -> int:
             print(f"{site}: learn job {job.id} ({job.get_status()})")
         return 0
     from ..learn.site import learn_stored_site
+    from ..trust import AgreementPolicy
 
     min_pages = args.min_pages if args.min_pages is not None else settings.min_pages_to_learn
     failed = 0
     for site in sites:
-        outcome = learn_stored_site(store, site, min_pages=min_pages, force=args.force)
+        outcome = learn_stored_site(store, site, min_pages=min_pages, force=args.force,
+                                    policy=AgreementPolicy.from_settings(settings))
         failed += not outcome.stored
         consistency = (
             f", consistency {outcome.consistency_new}" + (f" (was {outcome.consistency_old})" if outcome.consistency_old is not None else "")

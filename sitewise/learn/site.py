@@ -8,7 +8,13 @@ The guard: both the current and the new rule set are applied to the pages just l
 (mean word F1) against the new run's article selection, in which readers' marks have already won. A new
 version that scores lower than the current one by more than :data:`CONSISTENCY_TOLERANCE` is rejected and
 the current version stays: a flood of odd pages, or a learn that went wrong, cannot replace good rules
-with worse ones. ``force`` skips the guard (an administrator's re-learn).
+with worse ones.
+
+Then trust from agreement (:mod:`sitewise.trust`): only marks several contributors agree on are learned
+from; once a site has rules, a new version that moves the article region on the pages that taught the
+current rules is held for review, and one that moves it elsewhere waits until independent contributors
+over time agree. The pages the stored rules were learned from are kept by the site's page cap.
+``force`` skips the guards (an administrator's re-learn).
 """
 from __future__ import annotations
 
@@ -18,7 +24,9 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from ..contributors import balance_contributors
+from ..page import Page
 from ..store import Store
+from ..trust import AgreementPolicy, agreed_marks, judge_change, rule_support
 from .learner import LearnError, SiteLearner
 
 log = logging.getLogger(__name__)
@@ -45,30 +53,42 @@ class LearnOutcome:
     unlearned_pages: int = 0
     #: Pages not learned from because their contributor had already given a typical contributor's share.
     pages_set_aside: int = 0
+    #: Marks learned from (those enough contributors agree on), of all the site's marks.
+    marks_used: int = 0
+    #: "store", "hold" (held for review) or "wait" (for agreement) when the site had rules, else None.
+    decision: str | None = None
     seconds: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
-def learn_stored_site(store: Store, site: str, *, min_pages: int = 1, force: bool = False) -> LearnOutcome:
-    """Learn ``site`` from its stored pages and feedback; store the rules if they pass the guard."""
+def learn_stored_site(
+    store: Store, site: str, *, min_pages: int = 1, force: bool = False, policy: AgreementPolicy | None = None
+) -> LearnOutcome:
+    """Learn ``site`` from its stored pages and feedback; store the rules if they pass the guards
+    (``policy``: what makes agreement; default :class:`sitewise.trust.AgreementPolicy`)."""
     started = time.perf_counter()
+    policy = policy or AgreementPolicy()
     stored_pages = list(store.pages(site))
-    pages = balance_contributors(stored_pages, store.contributors(site))
+    owners = store.contributors(site)
+    pages = balance_contributors(stored_pages, owners)
     set_aside = len(stored_pages) - len(pages)
     current = store.rules(site)
     current_version = current.get("version") if current else None
     if len(pages) < max(1, min_pages):
         return LearnOutcome(site, len(pages), False, current_version, f"{len(pages)} pages; {min_pages} needed")
+    all_marks = store.feedback(site)
+    marks = agreed_marks(all_marks, policy.min_contributors)
     try:
-        learner = SiteLearner().fit(pages, feedback=store.feedback(site))
+        learner = SiteLearner().fit(pages, feedback=marks)
     except LearnError as exc:
         return LearnOutcome(site, len(pages), False, current_version, f"cannot learn: {exc}")
     rules = learner.rules_
     outcome = LearnOutcome(
         site, len(pages), False, current_version, "", templates=len(rules["templates"]),
         confidence=rules["confidence"], unlearned_pages=rules["unlearned_pages"], pages_set_aside=set_aside,
+        marks_used=len(marks),
     )
     if not rules["templates"]:
         outcome.reason = "no template learned (no page has an article body the learner can find)"
@@ -84,10 +104,50 @@ def learn_stored_site(store: Store, site: str, *, min_pages: int = 1, force: boo
                 f"{current_version} ({outcome.consistency_old:.3f}) on the site's pages"
             )
         else:
-            outcome.version = store.put_rules(site, rules)
-            outcome.stored = True
-            outcome.reason = "stored"
+            _store_agreed(store, site, rules, current, pages, owners, marks, outcome, policy, force)
+    if not outcome.stored:
+        store.learn_attempted(site)
     outcome.seconds = round(time.perf_counter() - started, 3)
-    log.info("learn %s: %s (%d pages, %d set aside, version %s, %.2f s)",
-             site, outcome.reason, len(pages), set_aside, outcome.version, outcome.seconds)
+    log.info("learn %s: %s (%d pages, %d set aside, %d of %d marks, version %s, %.2f s)", site, outcome.reason,
+             len(pages), set_aside, len(marks), len(all_marks), outcome.version, outcome.seconds)
     return outcome
+
+
+def _store_agreed(
+    store: Store,
+    site: str,
+    rules: dict[str, Any],
+    current: dict[str, Any] | None,
+    pages: list[Page],
+    owners: dict[str, str],
+    marks: list[dict[str, Any]],
+    outcome: LearnOutcome,
+    policy: AgreementPolicy,
+    force: bool,
+) -> None:
+    """Store ``rules`` when the site has none, the change is agreed (:func:`sitewise.trust.judge_change`)
+    or ``force``; hold them for review or let them wait otherwise. Records what the stored rules fit and
+    the pages they were learned from (kept by the page cap)."""
+    stored_at = store.page_times(site)
+    if current is not None and not force:
+        verdict = judge_change(current, rules, pages, owners, stored_at, store.learned_at(site) or 0.0, marks, policy)
+        outcome.decision = verdict.decision
+        if verdict.decision != "store":
+            if verdict.decision == "hold":
+                store.hold_rules(site, rules, verdict.reason, rule_support(rules, pages, owners, stored_at).to_dict())
+            outcome.reason = verdict.reason
+            return
+    outcome.version = store.put_rules(site, rules, rule_support(rules, pages, owners, stored_at).to_dict())
+    store.set_taught(site, _taught_first(pages, owners))
+    outcome.stored = True
+    outcome.reason = "stored"
+
+
+def _taught_first(pages: list[Page], owners: dict[str, str]) -> list[str]:
+    """Keys of the pages learned from, in turns over their contributors (each one's newest first), so
+    that the share of the cap kept for them holds every contributor's pages, not one flood's."""
+    by_owner: dict[str | None, list[str]] = {}
+    for page in reversed(pages):
+        by_owner.setdefault(owners.get(page.key), []).append(page.key)
+    queues = list(by_owner.values())
+    return [queue[turn] for turn in range(max(map(len, queues), default=0)) for queue in queues if turn < len(queue)]
