@@ -12,10 +12,10 @@ from flask import Blueprint, Response, jsonify, request
 from sitewise.contributors import contributor_tag
 from sitewise.page import Page, PageError, site_of
 
-from .app import client_id, services
 from .body import read_json
 from .errors import ApiError
 from .learning import learning_due
+from .services import client_id, services
 from .validation import is_site_name, validate_page
 
 log = logging.getLogger(__name__)

@@ -1,21 +1,24 @@
-"""The Flask app factory: configuration, the store, limits, CORS, JSON errors and the blueprints."""
+"""The Flask app factory: configuration, the store, limits, CORS, JSON errors and the blueprints. It
+builds the :class:`~server.services.Services` the blueprints share and registers the blueprints; nothing
+imports it but the app's users (gunicorn, tests, ``sitewise up``)."""
 from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass
 
-from flask import Flask, Response, current_app, g, request
+from flask import Flask, Response, g, request
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from sitewise import __version__
 from sitewise.config import Settings
 from sitewise.store import Store, open_store
 
+from . import api, bookmarklet, health, pages, rules
 from .cors import register_cors
 from .errors import register_error_handlers
 from .learning import Learning
 from .ratelimit import FixedWindowLimiter
+from .services import Services, client_id
 
 log = logging.getLogger("server")
 
@@ -25,28 +28,6 @@ MINUTE_S = 60
 DAY_S = 86_400
 #: Extraction requests cost CPU (MSS over a whole page); allow this many per upload allowance.
 EXTRACTS_PER_UPLOAD = 2
-
-
-@dataclass
-class Services:
-    """What the request handlers share, kept in ``app.extensions["sitewise"]``."""
-
-    settings: Settings
-    store: Store
-    learning: Learning
-    uploads: FixedWindowLimiter
-    extracts: FixedWindowLimiter
-    site_quota: FixedWindowLimiter
-
-
-def services() -> Services:
-    return current_app.extensions["sitewise"]
-
-
-def client_id() -> str:
-    """Who is calling, for limits: the peer address, or the one trusted proxies forwarded
-    (``Settings.trusted_proxies``)."""
-    return request.remote_addr or "unknown"
 
 
 def create_app(settings: Settings | None = None, store: Store | None = None) -> Flask:
@@ -74,9 +55,6 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         extracts=FixedWindowLimiter(store.redis, "extracts", settings.uploads_per_minute * EXTRACTS_PER_UPLOAD, MINUTE_S),
         site_quota=FixedWindowLimiter(store.redis, "site-pages", settings.client_pages_per_site_per_day, DAY_S),
     )
-
-    from . import api, bookmarklet, health, pages, rules
-
     app.register_blueprint(api.blueprint)
     app.register_blueprint(rules.blueprint)
     app.register_blueprint(bookmarklet.blueprint)

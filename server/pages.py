@@ -10,9 +10,9 @@ from urllib.parse import urlsplit
 from flask import Blueprint, Response, abort, render_template, request, url_for
 
 from .api import checked_site
-from .app import services
 from .bookmarklet import bookmarklet_href
 from .errors import ApiError
+from .services import services
 
 blueprint = Blueprint("pages", __name__, template_folder="templates", static_folder="static", static_url_path="/static")
 
