@@ -111,25 +111,26 @@ def extract(
     if output not in OUTPUTS:
         raise InputError(f"output must be one of {', '.join(OUTPUTS)}, not {output!r}")
     page_html = readable_html(html)
-    found = extract_article(page_html, url, rules=rules)
-    if output == "json":
-        return json.dumps(found.to_json(), ensure_ascii=False)
-    if output == "markdown":
-        from .markdown import to_markdown
-
-        return to_markdown(found.text, page_html)
-    return found.text
+    return formatted(extract_article(page_html, url, rules=rules), page_html, output)
 
 
-def extract_article(html: str | bytes, url: str | None = None, *, rules: RulesSource = None) -> Extracted:
-    """:func:`extract`'s answer before it is formatted."""
+def extract_article(
+    html: str | bytes,
+    url: str | None = None,
+    *,
+    rules: RulesSource = None,
+    page: "Page | None" = None,
+    mss_model: str | None = None,
+) -> Extracted:
+    """:func:`extract`'s answer before it is formatted. ``page``: the page as collected (its blocks let
+    rules apply to what the reader saw); ``mss_model``: a fallback model file instead of the configured one."""
     from .metadata import read_metadata
     from .pipeline import find_article
 
     page_html = readable_html(html)
-    site = _site_of(url)
+    site = site_for(url)
     rule_set, mismatch = _rules_for(rules, site)
-    article = find_article(None, page_html, rule_set)
+    article = find_article(page, page_html, rule_set, mss_model=mss_model)
     if mismatch and article.method == "mss":
         article.fallback_reason = mismatch
     metadata = read_metadata(page_html)
@@ -148,6 +149,17 @@ def extract_article(html: str | bytes, url: str | None = None, *, rules: RulesSo
         fallback_reason=article.fallback_reason if article.method == "mss" else "",
         reason="" if article.text else (article.reason or "no article found"),
     )
+
+
+def formatted(found: Extracted, html: str, output: Output) -> str:
+    """An answer as ``output`` asks (``html``: the page it is of, whose elements Markdown reads)."""
+    if output == "json":
+        return json.dumps(found.to_json(), ensure_ascii=False)
+    if output == "markdown":
+        from .markdown import to_markdown
+
+        return to_markdown(found.text, html)
+    return found.text
 
 
 def readable_html(html: str | bytes) -> str:
@@ -181,7 +193,8 @@ def _check_not_binary(start: str) -> None:
         raise InputError("the page is binary data, not HTML")
 
 
-def _site_of(url: str | None) -> str | None:
+def site_for(url: str | None) -> str | None:
+    """The site of a page's URL (None without one); :class:`InputError` for a URL that names none."""
     if url is None:
         return None
     from .page import PageError, site_of
