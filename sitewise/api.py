@@ -26,9 +26,10 @@ Output = Literal["text", "json", "markdown"]
 #: of a sitewise server (``GET <server>/rules/<site>``).
 RulesSource = Union[dict[str, Any], str, Path, "Store", None]
 
-#: Pages larger than this (characters, or bytes before decoding) are refused: the fallback reads about
-#: a million characters in two seconds, and the largest article pages seen (news with inline scripts and
-#: styles) stay under 2 MB; a caller handed 20 MB of something gets an answer at once, not in a minute.
+#: Pages larger than this (characters, or bytes before decoding) are refused: the fallback takes one to
+#: two seconds per million characters (4.5 M: 3.2 s on a 2-core machine), and the largest article pages
+#: seen (news with inline scripts and styles) stay under 2 MB; a caller handed 20 MB of something gets
+#: an answer at once, not after half a minute.
 MAX_HTML_CHARS = 5_000_000
 #: A page whose first bytes hold this share of control characters (NUL, escape, ...) is not text.
 MAX_CONTROL_SHARE = 0.1
