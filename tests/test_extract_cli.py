@@ -7,32 +7,19 @@ import json
 
 import pytest
 
-import sitewise
 from sitewise.cli import main
-from sitewise.sample_site import generate_site
 
 from bookmarklet_support import serve_app
-from learn_support import sample_pages
 from server_support import settings_for
 
 BASE = "http://gazette.test"
 
 
-@pytest.fixture(scope="module")
-def site():
-    return generate_site(seed=13, stories=6, features=0)
-
-
-@pytest.fixture(scope="module")
-def rules(site):
-    return sitewise.learn([page for page, _ in sample_pages(site, base=BASE).values()])
-
-
 @pytest.fixture
-def saved(tmp_path, site):
+def saved(tmp_path, sample_site):
     """Every page of the site saved as a file, in the site's order (the index page has no article)."""
     paths = []
-    for number, page in enumerate(site.pages.values()):
+    for number, page in enumerate(sample_site.pages.values()):
         paths.append(tmp_path / f"{number:02d}.html")
         paths[-1].write_text(page.html, encoding="utf-8")
     return paths
@@ -42,8 +29,8 @@ def lines(out: str) -> list[dict]:
     return [json.loads(line) for line in out.splitlines()]
 
 
-def test_one_file_in_each_format(saved, site, capsys):
-    story = next(i for i, page in enumerate(site.pages.values()) if page.article)
+def test_one_file_in_each_format(saved, sample_site, capsys):
+    story = next(i for i, page in enumerate(sample_site.pages.values()) if page.article)
     assert main(["extract", str(saved[story]), "--no-store"]) == 0
     text, err = capsys.readouterr()
     assert "mss (site not learned)" in err
@@ -55,10 +42,10 @@ def test_one_file_in_each_format(saved, site, capsys):
     assert answer["text"] + "\n" == text and answer["source"] == str(saved[story]) and answer["language"] == "en"
 
 
-def test_stdin(site, monkeypatch, capsys):
-    page = site.pages[site.article_paths[0]]
+def test_stdin(sample_site, monkeypatch, capsys):
+    page = sample_site.pages[sample_site.article_paths[0]]
     monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(page.html.encode("utf-8"))))
-    assert main(["extract", "-", "--url", BASE + site.article_paths[0], "--no-store", "--output", "json"]) == 0
+    assert main(["extract", "-", "--url", BASE + sample_site.article_paths[0], "--no-store", "--output", "json"]) == 0
     answer = json.loads(capsys.readouterr().out)
     assert answer["source"] == "-" and answer["site"] == "gazette.test" and answer["title"] == page.title
 
@@ -77,19 +64,19 @@ def test_several_inputs_give_json_lines_in_order_from_a_pool(saved, tmp_path, ca
     assert lines(capsys.readouterr().out) == answers  # the pool changes nothing but the time
 
 
-def test_rules_from_a_file_apply_to_saved_pages(saved, rules, tmp_path, capsys):
+def test_rules_from_a_file_apply_to_saved_pages(saved, sample_rules, tmp_path, capsys):
     rules_file = tmp_path / "rules.json"
-    rules_file.write_text(json.dumps(rules))
+    rules_file.write_text(json.dumps(sample_rules))
     assert main(["extract", *map(str, saved[:3]), "--rules", str(rules_file), "--output", "markdown", "--jobs", "2"]) in (0, 1)
     answers = lines(capsys.readouterr().out)
     assert {a["method"] for a in answers if a["markdown"]} == {"rules"}
     assert all(a["markdown"].startswith("# ") for a in answers if a["markdown"])
 
 
-def test_rules_from_a_server(saved, site, rules, tmp_path, store, capsys):
-    store.put_rules("gazette.test", rules)
-    story = next(i for i, page in enumerate(site.pages.values()) if page.article)
-    url = BASE + list(site.pages)[story]
+def test_rules_from_a_server(saved, sample_site, sample_rules, tmp_path, store, capsys):
+    store.put_rules("gazette.test", sample_rules)
+    story = next(i for i, page in enumerate(sample_site.pages.values()) if page.article)
+    url = BASE + list(sample_site.pages)[story]
     from server import create_app
 
     with serve_app(create_app(settings_for(tmp_path), store)) as server:
