@@ -13,11 +13,12 @@ ENV PYTHONUNBUFFERED=1 \
 # An unprivileged user owns the data directory; nothing in the container runs as root.
 RUN useradd --create-home --uid 10001 sitewise && mkdir -p /data && chown sitewise /data
 WORKDIR /app
-# Dependencies first, so a source change does not reinstall them (every dependency ships wheels).
+# Dependencies first, so a source change does not reinstall them (every dependency ships wheels): the
+# list in pyproject.toml, read with the standard library.
 COPY pyproject.toml README.md ./
-RUN mkdir -p sitewise server worker bookmarklet \
-    && touch sitewise/__init__.py server/__init__.py worker/__init__.py bookmarklet/__init__.py \
-    && pip install . && pip uninstall -y sitewise && rm -rf sitewise server worker bookmarklet build
+RUN python -c "import tomllib; print('\n'.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies']))" \
+        > /tmp/requirements.txt \
+    && pip install -r /tmp/requirements.txt && rm /tmp/requirements.txt
 COPY sitewise ./sitewise
 COPY server ./server
 COPY worker ./worker

@@ -13,10 +13,10 @@ from sitewise.contributors import contributor_tag
 from sitewise.page import Page, PageError, site_of
 from sitewise.urls import private_page, private_url
 
-from .app import client_id, services
 from .body import read_json
 from .errors import ApiError
 from .learning import learning_due
+from .services import client_id, services
 from .validation import is_site_name, validate_page
 
 log = logging.getLogger(__name__)

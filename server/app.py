@@ -1,23 +1,26 @@
-"""The Flask app factory: configuration, the store, limits, CORS, JSON errors and the blueprints."""
+"""The Flask app factory: configuration, the store, limits, CORS, JSON errors and the blueprints. It
+builds the :class:`~server.services.Services` the blueprints share and registers the blueprints; nothing
+imports it but the app's users (gunicorn, tests, ``sitewise up``)."""
 from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass
 
-from flask import Flask, Response, current_app, g, request
+from flask import Flask, Response, g, request
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from sitewise import __version__
 from sitewise.config import Settings
 from sitewise.store import Store, open_store
-from sitewise.urls import UrlParams, parse_url_params
+from sitewise.urls import parse_url_params
 
+from . import api, bookmarklet, health, pages, rules
 from .budget import StorageBudget
 from .cors import register_cors
 from .errors import register_error_handlers
 from .learning import Learning
 from .ratelimit import FixedWindowLimiter
+from .services import Services, client_id
 
 log = logging.getLogger("server")
 
@@ -27,37 +30,6 @@ MINUTE_S = 60
 DAY_S = 86_400
 #: Extraction requests cost CPU (MSS over a whole page); allow this many per upload allowance.
 EXTRACTS_PER_UPLOAD = 2
-
-
-@dataclass
-class Services:
-    """What the request handlers share, kept in ``app.extensions["sitewise"]``."""
-
-    settings: Settings
-    store: Store
-    learning: Learning
-    uploads: FixedWindowLimiter
-    extracts: FixedWindowLimiter
-    site_quota: FixedWindowLimiter
-    #: Per client per day over all sites: pages, and bytes as stored.
-    client_pages: FixedWindowLimiter
-    client_bytes: FixedWindowLimiter
-    #: Marks per client per site per day.
-    site_marks: FixedWindowLimiter
-    dashboard_views: FixedWindowLimiter
-    storage: StorageBudget
-    #: Query parameters kept in stored URLs, per site (``Settings.url_params``).
-    url_params: UrlParams
-
-
-def services() -> Services:
-    return current_app.extensions["sitewise"]
-
-
-def client_id() -> str:
-    """Who is calling, for limits: the peer address, or the one trusted proxies forwarded
-    (``Settings.trusted_proxies``)."""
-    return request.remote_addr or "unknown"
 
 
 def create_app(settings: Settings | None = None, store: Store | None = None) -> Flask:
@@ -92,9 +64,6 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         storage=StorageBudget(store, settings.storage_budget_bytes),
         url_params=url_params,
     )
-
-    from . import api, bookmarklet, health, pages, rules
-
     app.register_blueprint(api.blueprint)
     app.register_blueprint(rules.blueprint)
     app.register_blueprint(bookmarklet.blueprint)

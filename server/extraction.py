@@ -11,8 +11,8 @@ from sitewise.page import MAX_HTML_CHARS, Page, PageError, site_of
 from sitewise.pipeline import Article
 from sitewise.pipeline import find_article as pipeline_find_article
 
-from .app import services
 from .errors import ApiError
+from .services import services
 from .validation import validate_page
 
 #: The preview's wireframe is this many pixels wide (the page is scaled to fit).

@@ -9,7 +9,7 @@ from flask import Blueprint, Response, jsonify
 
 from sitewise import __version__
 
-from .app import services
+from .services import services
 
 log = logging.getLogger(__name__)
 blueprint = Blueprint("health", __name__)

@@ -25,9 +25,9 @@ from flask import Blueprint, Response, abort, current_app, render_template, requ
 from sitewise.store import decode_page
 
 from .api import checked_site
-from .app import client_id, services
 from .bookmarklet import bookmarklet_href
 from .errors import ApiError
+from .services import client_id, services
 
 if TYPE_CHECKING:
     from .extraction import Preview

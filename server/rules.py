@@ -13,8 +13,8 @@ from collections import OrderedDict
 from flask import Blueprint, Response, current_app, request
 
 from .api import checked_site
-from .app import services
 from .errors import ApiError
+from .services import services
 
 blueprint = Blueprint("rules", __name__, url_prefix="/rules")
 

@@ -5,9 +5,11 @@ from __future__ import annotations
 import argparse
 import importlib
 import logging
+import os
 import sys
 
 from . import __version__
+from .api import SitewiseError
 
 #: Sub-command modules, in the order ``sitewise --help`` lists them.
 COMMANDS = (
@@ -46,7 +48,12 @@ def main(argv: list[str] | None = None) -> int:
         return int(args.handler(args) or 0)
     except KeyboardInterrupt:
         return 130
-    except (ValueError, KeyError, FileNotFoundError) as exc:
+    except BrokenPipeError:
+        # the reader stopped early (``sitewise extract … | head``): not an error of ours; silence the
+        # interpreter's own complaint when it flushes stdout at exit
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except (ValueError, KeyError, FileNotFoundError, SitewiseError) as exc:
         # Bad input: one clear line, no traceback.
         print(f"sitewise {args.command}: error: {exc}", file=sys.stderr)
         return 2

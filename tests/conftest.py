@@ -80,3 +80,12 @@ def collected_sites():
         assert not isinstance(page, Exception), page
         collected[host][1][path] = page
     return collected
+
+
+@pytest.fixture(scope="session")
+def sample_rules(sample_site: SampleSite) -> dict:
+    """The rule set ``sitewise.learn`` learns from every page of the sample site (at http://gazette.test)."""
+    import sitewise
+    from learn_support import sample_pages
+
+    return sitewise.learn([page for page, _ in sample_pages(sample_site).values()])

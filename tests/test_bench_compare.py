@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from sitewise.bench.compare import SetSpec, compare, open_systems, parse_curve, parse_options, parse_systems
+from sitewise.bench.compare import parse_curve, parse_options, parse_systems
+from sitewise.bench.comparison import SetSpec, compare, open_systems
 from sitewise.cli import main
 
 FAST_PEER = "resiliparse"

@@ -6,7 +6,7 @@ import importlib.util
 
 import pytest
 
-from sitewise.bench.compare import open_systems
+from sitewise.bench.comparison import open_systems
 from sitewise.bench.peers import PEERS, Peer, PeerMissing, html_text, normalise
 from sitewise.extractors import REGISTRY, Document, get_extractor
 from sitewise.metrics import word_prf

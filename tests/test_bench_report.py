@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from sitewise.bench.compare import Comparison, LearningCurve, RenderStats, SetRun, SetSpec, SystemRun
+from sitewise.bench.comparison import Comparison, LearningCurve, RenderStats, SetRun, SetSpec, SystemRun
 from sitewise.bench.compare_report import best_peer, headline, primary, render, write_report
 from sitewise.evaluate import EvalResult, PageResult
 from sitewise.metrics import Score

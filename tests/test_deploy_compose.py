@@ -104,11 +104,26 @@ def test_every_setting_is_configurable_and_every_variable_is_a_setting():
 # -- the same processes, started locally -----------------------------------------------------------
 
 
+#: The folder of this Python's console scripts (``gunicorn``, ``sitewise``): on the image's PATH, but not
+#: necessarily on the PATH of whoever runs the tests (a bare environment, no venv activated).
+BIN = Path(sys.executable).parent
+#: Image executables run here through this Python, never found on PATH.
+_THROUGH_PYTHON = {"python": [sys.executable], "gunicorn": [sys.executable, "-m", "gunicorn"]}
+
+
 def local(argv: list[str], port: int) -> list[str]:
     """A compose command as compose runs it (``$$`` is a literal ``$``), with the web service's address
-    turned into this machine's."""
-    return [a.replace("$$", "$").replace("0.0.0.0:8000", f"127.0.0.1:{port}").replace("http://web:8000", f"http://127.0.0.1:{port}")
-             .replace("http://127.0.0.1:8000", f"http://127.0.0.1:{port}") for a in argv]
+    turned into this machine's, and the image's ``python``/``gunicorn`` this test's Python."""
+    argv = [a.replace("$$", "$").replace("0.0.0.0:8000", f"127.0.0.1:{port}").replace("http://web:8000", f"http://127.0.0.1:{port}")
+            .replace("http://127.0.0.1:8000", f"http://127.0.0.1:{port}") for a in argv]
+    return _THROUGH_PYTHON.get(argv[0], argv[:1]) + argv[1:]
+
+
+def image_env(variables: dict[str, str]) -> dict[str, str]:
+    """This environment as the image has it: its console scripts first on PATH (the collector's
+    ``sh -c 'exec sitewise collect …'`` finds ``sitewise`` there)."""
+    path = os.pathsep.join([str(BIN), os.environ.get("PATH", os.defpath)])
+    return {**os.environ, **variables, "PATH": path}
 
 
 def test_compose_commands_run_as_a_system(tmp_path):
@@ -117,17 +132,16 @@ def test_compose_commands_run_as_a_system(tmp_path):
     `docker compose stop` sends) stops web and workers cleanly."""
     port = free_port()
     with EmbeddedRedis(tmp_path / "redis", port=free_port()) as redis_server:
-        env = {**os.environ, **env_of("web"), "REDIS_URL": redis_server.url, "SITEWISE_DATA_DIR": str(tmp_path / "data")}
+        env = image_env({**env_of("web"), "REDIS_URL": redis_server.url, "SITEWISE_DATA_DIR": str(tmp_path / "data")})
         logs = {name: open(tmp_path / f"{name}.log", "wb") for name in ("web", "worker-1", "worker-2")}
         processes = {
             "web": subprocess.Popen(local(SERVICES["web"]["command"], port), env=env, stdout=logs["web"], stderr=subprocess.STDOUT),
-            **{name: subprocess.Popen(SERVICES["worker"]["command"], env=env, stdout=logs[name], stderr=subprocess.STDOUT)
+            **{name: subprocess.Popen(local(SERVICES["worker"]["command"], port), env=env, stdout=logs[name], stderr=subprocess.STDOUT)
                for name in ("worker-1", "worker-2")},
         }
         try:
             def healthy(service: str) -> bool:
                 argv = local(SERVICES[service]["healthcheck"]["test"][1:], port)
-                argv[0] = sys.executable if argv[0] == "python" else argv[0]
                 return subprocess.run(argv, env=env, capture_output=True, timeout=30).returncode == 0
 
             wait_for(lambda: healthy("web"), 90, "the web health check", 0.5)
@@ -156,7 +170,7 @@ def test_collector_command_uploads_to_the_web_service(tmp_path, sample_site_url)
 
     port = free_port()
     with EmbeddedRedis(tmp_path / "redis", port=free_port()) as redis_server:
-        env = {**os.environ, **env_of("collector"), "REDIS_URL": redis_server.url, "SITEWISE_DATA_DIR": str(tmp_path)}
+        env = image_env({**env_of("collector"), "REDIS_URL": redis_server.url, "SITEWISE_DATA_DIR": str(tmp_path)})
         web = subprocess.Popen(local(SERVICES["web"]["command"], port), env=env, stdout=subprocess.DEVNULL,
                                stderr=subprocess.DEVNULL)
         try:

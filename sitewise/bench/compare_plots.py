@@ -6,8 +6,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from .compare import SITEWISE_SYSTEMS, Comparison, SetRun
-from .compare_report import best_peer, f1, ordered_systems, peers_of
+from .comparison import SITEWISE_SYSTEMS, Comparison, SetRun, best_peer, f1, ordered_systems, peers_of
 
 #: Plot resolution: sharp on screens, small files.
 DPI = 110

@@ -1,4 +1,4 @@
-"""``docs/benchmarks.md`` from a :class:`~sitewise.bench.compare.Comparison`: the headline, targets, where
+"""``docs/benchmarks.md`` from a :class:`~sitewise.bench.comparison.Comparison`: the headline, targets, where
 sitewise loses, every set's numbers, the learning curve, speed, and how it was all measured."""
 from __future__ import annotations
 
@@ -8,7 +8,9 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
-from .compare import BASELINES, SITEWISE_SYSTEMS, Comparison, SetRun, SystemRun
+from .comparison import (
+    BASELINES, SITEWISE_SYSTEMS, Comparison, SetRun, SystemRun, best_peer, f1, ordered_systems, peers_of, primary,
+)
 from .peers import PEERS
 
 log = logging.getLogger(__name__)
@@ -65,39 +67,6 @@ def render(comparison: Comparison, images: Sequence[str] = ()) -> str:
         _method(comparison),
     ]
     return "\n".join(s for s in sections if s).rstrip() + "\n"
-
-
-# -- who is who ------------------------------------------------------------------------------------------
-
-
-def peers_of(run: SetRun) -> list[SystemRun]:
-    return [s for name, s in run.systems.items() if name in PEERS]
-
-
-def best_peer(run: SetRun, exclude: Iterable[str] = ()) -> SystemRun | None:
-    """The peer with the highest mean F1 on the set."""
-    candidates = [s for s in peers_of(run) if s.system not in set(exclude)]
-    return max(candidates, key=lambda s: f1(s), default=None)
-
-
-def primary(run: SetRun) -> SystemRun | None:
-    """sitewise's system that answers for the set: learned rules on per-site sets, else the pipeline
-    (which, with no site learned, is the fallback), else the MSS fallback alone."""
-    order = ("rules", "sitewise", "mss") if run.spec.per_site else ("sitewise", "mss")
-    return next((run.systems[n] for n in order if n in run.systems), None)
-
-
-def f1(system: SystemRun) -> float:
-    return system.result.summary().f1
-
-
-def ordered_systems(run: SetRun) -> list[SystemRun]:
-    """sitewise's systems first, then peers by F1, then the baselines."""
-    own = [run.systems[n] for n in SITEWISE_SYSTEMS if n in run.systems]
-    others = sorted(peers_of(run), key=lambda s: -f1(s))
-    base = [run.systems[n] for n in BASELINES if n in run.systems]
-    rest = [s for s in run.systems.values() if s not in own + others + base]
-    return own + others + rest + base
 
 
 # -- sections --------------------------------------------------------------------------------------------

@@ -211,7 +211,7 @@ def _fallback_extractor() -> Any:
 
 
 def accuracy_section(name: str, sites: dict[str, Site]) -> list[str]:
-    from .compare import scored_part
+    from .comparison import scored_part
 
     fallback = _fallback_extractor() if any(d.html for s in sites.values() for d, _ in s.test) else None
     part = scored_part(name)
@@ -260,7 +260,7 @@ def _paths(paths: Counter) -> str:
 
 
 def curve_section(loaded: dict[str, dict[str, Site]]) -> list[str]:
-    from .compare import scored_part
+    from .comparison import scored_part
 
     lines = ["## Learning curve: mean F1 on the test pages, learning from the first k training pages", ""]
     header = "| set | " + " | ".join("all" if k is None else str(k) for k in CURVE_SIZES) + " |"

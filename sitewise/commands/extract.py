@@ -1,79 +1,231 @@
-"""``sitewise extract FILE|URL``: the article text of one page, by the site's rules when it is learned,
-else by MSS; says on stderr which it used."""
+"""``sitewise extract SOURCE…``: the article of pages — saved HTML files, live URLs, stdin — by their site's
+rules when learned, else by the fallback; as text, JSON or Markdown (:func:`sitewise.extract`'s formats).
+
+One input: the article on stdout, the method on stderr. Several: one JSON object a line, in input order,
+extracted in parallel over a process pool, with a progress bar on stderr.
+"""
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, Iterable, Iterator
+
+from ..api import OUTPUTS
+
+if TYPE_CHECKING:
+    from ..page import Page
+
+#: The source that means standard input.
+STDIN = "-"
+#: Pages handed to a worker process at a time: enough to keep the pool's round trips cheap, few enough
+#: that the progress bar and the output move steadily.
+CHUNK_PAGES = 4
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "extract",
-        help="print a page's article text (rules when its site is learned, else MSS)",
-        description="Extract the article of a saved HTML file or a live URL. A URL is rendered in headless "
-        "Chromium; a file is read as HTML (give --url so its site's rules can apply, or --render to "
-        "render it offline first). The method used goes to stderr; the text to stdout.",
+        help="print pages' article (rules when their site is learned, else the fallback)",
+        description="Extract the article of saved HTML files, live URLs or stdin (-). A URL is rendered in "
+        "headless Chromium; a file is read as HTML (give --url so its site's rules can apply, or --render to "
+        "render it offline first). Rules come from --rules FILE, --server URL, or else the store. One input: "
+        "the article on stdout, how it was found on stderr. Several: one JSON object a line, in input order.",
     )
-    parser.add_argument("source", help="an http(s) URL, or a saved HTML file")
-    parser.add_argument("--url", help="the URL a saved file came from (decides its site)")
-    parser.add_argument("--render", action="store_true", help="render a saved file in Chromium (network blocked)")
-    parser.add_argument("--rules", type=Path, help="a rule set JSON file to use instead of the store's")
-    parser.add_argument("--no-store", action="store_true", help="do not look up the site's rules in the store")
+    parser.add_argument("sources", nargs="*", metavar="SOURCE", help="http(s) URLs, saved HTML files, or - for stdin")
+    parser.add_argument("--from-list", type=Path, metavar="FILE", help="a file of sources, one a line (# comments)")
+    parser.add_argument("--output", choices=OUTPUTS, default="text", help="text (default), json or markdown")
+    parser.add_argument("--json", action="store_true", help="the same as --output json")
+    parser.add_argument("--url", help="the URL a single saved file or stdin came from (decides its site)")
+    parser.add_argument("--render", action="store_true", help="render saved files in Chromium (network blocked)")
+    rules = parser.add_mutually_exclusive_group()
+    rules.add_argument("--rules", type=Path, metavar="FILE", help="a rule set JSON file to use instead of the store's")
+    rules.add_argument("--server", metavar="URL", help="take each site's rules from this sitewise server")
+    rules.add_argument("--no-store", action="store_true", help="do not look up sites' rules in the store")
     parser.add_argument("--mss-model", help="MSS model file (default: configured or shipped, else the baseline)")
-    parser.add_argument("--json", action="store_true", help="print the whole answer as JSON")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="worker processes (default: one per core)")
+    parser.add_argument("--progress", action="store_true", help="show the progress bar even when stderr is no terminal")
     parser.set_defaults(handler=run)
 
 
-def run(args: argparse.Namespace) -> int:
-    from ..manifest import decode_html
-    from ..page import site_of
-    from ..pipeline import find_article
+@dataclass
+class Task:
+    """One input and what extracting it needs (all picklable: it goes to a worker process)."""
 
-    page, html, url = None, None, args.url
-    if args.source.startswith(("http://", "https://")):
-        page = _render(args.source, None)
-        html, url = page.html, page.url
+    source: str
+    url: str | None
+    rules: dict[str, Any] | None
+    output: str
+    mss_model: str | None
+    body: bytes | None = None
+    page: "Page | None" = None
+
+
+def run(args: argparse.Namespace) -> int:
+    output = "json" if args.json else args.output
+    sources = list(args.sources) + (_read_list(args.from_list) if args.from_list else [])
+    if not sources:
+        raise ValueError("give at least one SOURCE (a URL, a file, or - for stdin) or --from-list FILE")
+    if args.jobs < 1:
+        raise ValueError("--jobs must be at least 1")
+    if args.url and len(sources) > 1:
+        raise ValueError("--url names the address of one saved file; give one SOURCE with it")
+    tasks = [_task(source, args, output) for source in sources]  # every file checked before any work
+    _attach_rules(tasks, args)
+    _render(tasks, args)
+    if len(tasks) == 1:
+        return _print_one(_extract(tasks[0]), output)
+    return _print_lines(_extract_all(tasks, args), len(tasks), args)
+
+
+# -- inputs ------------------------------------------------------------------------------------------------
+
+
+def _read_list(path: Path) -> list[str]:
+    if not path.is_file():
+        raise FileNotFoundError(f"no such file: {path}")
+    lines = (line.strip() for line in path.read_text(encoding="utf-8").splitlines())
+    return [line for line in lines if line and not line.startswith("#")]
+
+
+def _is_url(source: str) -> bool:
+    return source.startswith(("http://", "https://"))
+
+
+def _task(source: str, args: argparse.Namespace, output: str) -> Task:
+    task = Task(source, args.url, None, output, args.mss_model)
+    if _is_url(source):
+        task.url = source
+    elif source == STDIN:
+        task.body = sys.stdin.buffer.read()
     else:
-        path = Path(args.source)
+        path = Path(source)
         if not path.is_file():
             raise FileNotFoundError(f"no such file: {path}")
-        body = path.read_bytes()
-        url = url or path.resolve().as_uri()
-        if args.render:
-            page = _render(url, body)
-        html = decode_html(body)
-    site = site_of(url)
-    rules = _rules(args, site)
-    article = find_article(page, html, rules, mss_model=args.mss_model)
-    if args.json:
-        print(json.dumps(article.to_json(), ensure_ascii=False, indent=2))
-    else:
-        print(article.text)
-    how = (
-        f"rules (site {site}, version {article.rule_version}, template {article.template})"
-        if article.method == "rules"
-        else f"mss ({article.fallback_reason})"
-    )
-    print(f"sitewise extract: {how}; {len(article.text.split())} words", file=sys.stderr)
-    return 0 if article.text else 1
+        task.url = task.url or path.resolve().as_uri()
+    return task
 
 
-def _render(url: str, body: bytes | None):
+def _attach_rules(tasks: list[Task], args: argparse.Namespace) -> None:
+    """Each task's rule set, looked up once per site (here, not in the workers: the store and server are
+    asked once, and a bad rules file fails before any page is read)."""
+    from ..api import load_rules, site_for
+
+    by_site: dict[str | None, dict[str, Any] | None] = {}
+    given = load_rules(args.rules) if args.rules else None
+    store = None
+    for task in tasks:
+        site = site_for(task.url)
+        if site not in by_site:
+            if args.rules:
+                by_site[site] = given
+            elif site in (None, "local") or args.no_store:
+                by_site[site] = None
+            elif args.server:
+                by_site[site] = load_rules(args.server, site)
+            else:
+                if store is None:
+                    from ..store import open_store
+
+                    store = open_store()
+                by_site[site] = load_rules(store, site)
+        task.rules = by_site[site]
+
+
+def _render(tasks: list[Task], args: argparse.Namespace) -> None:
+    """URLs, and files with --render, through one headless Chromium: each task gets its collected page."""
+    wanted = [t for t in tasks if _is_url(t.source) or (args.render and t.source != STDIN)]
+    if not wanted:
+        return
     from ..collect import Collector
 
-    with Collector(workers=1, include_html=True) as collector:
-        return collector.collect_url(url) if body is None else collector.collect_stored(url, body)
+    with Collector(workers=min(args.jobs, len(wanted)), include_html=True) as collector:
+        for task in wanted:
+            if _is_url(task.source):
+                task.page = collector.collect_url(task.source)
+                task.url = task.page.url
+            else:
+                task.page = collector.collect_stored(str(task.url), Path(task.source).read_bytes())
 
 
-def _rules(args: argparse.Namespace, site: str):
-    if args.rules:
-        from ..learn.rules import validate_rules
+# -- extraction ----------------------------------------------------------------------------------------------
 
-        return validate_rules(json.loads(args.rules.read_text(encoding="utf-8")))
-    if args.no_store or site == "local":
-        return None
-    from ..store import open_store
 
-    return open_store().rules(site)
+def _extract(task: Task) -> dict[str, Any]:
+    """One task's answer: ``source``, ``url``, the JSON fields, and ``output`` (what --output prints) —
+    or ``source`` and ``error``."""
+    from ..api import InputError, extract_article, formatted, readable_html
+    from ..pipeline import rebuild_html
+
+    try:
+        if task.page is not None:
+            html = task.page.html or rebuild_html(task.page)
+        else:
+            html = readable_html(task.body if task.body is not None else Path(task.source).read_bytes())
+        found = extract_article(html, task.url, rules=task.rules, page=task.page, mss_model=task.mss_model)
+    except (InputError, OSError) as exc:
+        return {"source": task.source, "error": str(exc)}
+    return {"source": task.source, **found.to_json(), "output": formatted(found, html, task.output)}
+
+
+def _extract_all(tasks: list[Task], args: argparse.Namespace) -> Iterator[dict[str, Any]]:
+    """Answers in input order, from a process pool when there is more than one job."""
+    jobs = min(args.jobs, len(tasks))
+    if jobs == 1:
+        yield from map(_extract, tasks)
+        return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    # fork: workers start at once with sitewise already imported (spawn would re-import it in each)
+    with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
+        yield from pool.map(_extract, tasks, chunksize=CHUNK_PAGES)
+
+
+# -- output ------------------------------------------------------------------------------------------------
+
+
+def _print_one(answer: dict[str, Any], output: str) -> int:
+    if "error" in answer:
+        raise ValueError(f"{answer['source']}: {answer['error']}")
+    if output == "json":
+        print(json.dumps({k: v for k, v in answer.items() if k != "output"}, ensure_ascii=False, indent=2))
+    else:
+        print(answer["output"])
+    print(f"sitewise extract: {_how(answer)}; {answer['words']} words", file=sys.stderr)
+    return 0 if answer["text"] else 1
+
+
+def _print_lines(answers: Iterable[dict[str, Any]], total: int, args: argparse.Namespace) -> int:
+    """One JSON object a line: the whole answer for --output json, else source, url, method and the text
+    or Markdown; an input that failed gives its source and error. Exit 1 when any failed or had no article."""
+    from tqdm import tqdm
+
+    output = "json" if args.json else args.output
+    failed = 0
+    with tqdm(total=total, unit="page", file=sys.stderr, disable=not (args.progress or sys.stderr.isatty())) as bar:
+        for answer in answers:
+            failed += "error" in answer or not answer.get("text")
+            if "error" not in answer:
+                answer = _line(answer, output)
+            print(json.dumps(answer, ensure_ascii=False), flush=True)
+            bar.update()
+    if failed:
+        print(f"sitewise extract: {failed} of {total} inputs gave no article", file=sys.stderr)
+    return 1 if failed else 0
+
+
+def _line(answer: dict[str, Any], output: str) -> dict[str, Any]:
+    if output == "json":
+        return {k: v for k, v in answer.items() if k != "output"}
+    keys = ("source", "url", "method", "template", "fallback_reason")
+    return {**{k: answer[k] for k in keys}, output: answer["output"]}
+
+
+def _how(answer: dict[str, Any]) -> str:
+    if answer["method"] == "rules":
+        return f"rules (site {answer['site']}, version {answer['rule_version']}, template {answer['template']})"
+    return f"mss ({answer['fallback_reason']})"

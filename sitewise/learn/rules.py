@@ -442,6 +442,17 @@ def _remove(tree: Any, selector: str) -> None:
         node.decompose()
 
 
+def page_lines(html: str) -> list[tuple[str, Any]]:
+    """Every line of a page's visible text as :func:`element_lines` groups an element's, each with the
+    block-level node it belongs to (which tells a heading, a list item or a quote: ``sitewise.markdown``)."""
+    from selectolax.lexbor import LexborHTMLParser
+
+    tree = LexborHTMLParser(html)
+    _remove(tree, _NEVER_TEXT)
+    root = tree.body or tree.root
+    return _lines_and_blocks(root) if root is not None else []
+
+
 def element_lines(element: Any) -> list[str]:
     """An element's text as the collector would group it: one line per nearest block-level ancestor,
     inline elements merged into their line, whitespace collapsed."""

@@ -21,11 +21,11 @@ import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
-from .blocks import FEATURE_NAMES, PageSignals, block_features, page_signals
+from .blocks import FEATURE_NAMES, block_features, page_signals
 from .clean import CleanOptions, clean_dom
 from .forest import TreeEnsemble
 from .search import k_best
@@ -204,21 +204,3 @@ def page_blocks(html: str | bytes, url: str | None = None) -> PageBlocks:
     return PageBlocks(tokens, lines, features, repeats_headline)
 
 
-def block_labels(blocks: PageBlocks, truth: str) -> tuple[np.ndarray, float]:
-    """(article label per block, share of the truth's words the labelled blocks cover), by the same
-    alignment of truth lines to page lines as the token model's training (:func:`.train.label_tokens`)."""
-    from .train import label_tokens
-
-    labels, coverage = label_tokens(blocks.tokens, truth)
-    tokens = blocks.tokens
-    index = np.flatnonzero(tokens.kinds == WORD)
-    first = index[np.r_[0, np.flatnonzero(np.diff(tokens.lines[index])) + 1]] if index.size else index
-    return labels[first].astype(bool), coverage
-
-
-def signals_of(html: str | bytes, url: str | None = None) -> PageSignals:
-    root = parse_html(html)
-    return page_signals(root, url) if root is not None else PageSignals()
-
-
-__all__: Sequence[str] = ("BlockModel", "PageBlocks", "page_blocks", "block_labels", "FORMAT")

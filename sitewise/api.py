@@ -1,0 +1,347 @@
+"""sitewise as a Python library: :func:`extract` one page's article, :func:`learn` a site's rules.
+
+Like trafilatura's ``extract(html, url=...)``, with what sitewise adds: a site's learned rules (a rule
+set, a :class:`~sitewise.store.Store`, or a sitewise server) say where its article is; pages of sites
+not learned are read by the fallback (Maximum Subsequence Segmentation). The decision between the two is
+:func:`sitewise.pipeline.find_article`, the same the server and ``sitewise extract`` make.
+
+Importing this module is cheap: the parser, the learner and the fallback load on first use.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Iterable, Literal, Union
+
+if TYPE_CHECKING:
+    from .page import Page
+    from .pipeline import Article
+    from .store import Store
+
+#: What :func:`extract` can return.
+OUTPUTS = ("text", "json", "markdown")
+Output = Literal["text", "json", "markdown"]
+#: Where a site's rules can come from: a rule set (dict), a rule set JSON file, a store, or the base URL
+#: of a sitewise server (``GET <server>/rules/<site>``).
+RulesSource = Union[dict[str, Any], str, Path, "Store", None]
+
+#: Pages larger than this (characters, or bytes before decoding) are refused: the fallback takes one to
+#: two seconds per million characters (4.5 M: 3.2 s on a 2-core machine), and the largest article pages
+#: seen (news with inline scripts and styles) stay under 2 MB; a caller handed 20 MB of something gets
+#: an answer at once, not after half a minute.
+MAX_HTML_CHARS = 5_000_000
+#: A page whose first bytes hold this share of control characters (NUL, escape, ...) is not text.
+MAX_CONTROL_SHARE = 0.1
+#: ... judged on this many of its first characters.
+SNIFF_CHARS = 4096
+#: A sitewise server must answer a rules request within this many seconds.
+SERVER_TIMEOUT_S = 10.0
+_CONTROL = frozenset(chr(c) for c in range(32)) - {"\t", "\n", "\r", "\f"}
+
+
+class SitewiseError(Exception):
+    """Base of the errors sitewise's library raises."""
+
+
+class InputError(SitewiseError, ValueError):
+    """The input cannot be read as asked: empty, binary, too large, a bad URL, a broken rule set, pages
+    that cannot be learned from. The message says which."""
+
+
+class RulesUnavailable(SitewiseError):
+    """A sitewise server asked for a site's rules did not answer (down, unreachable, an error)."""
+
+
+@dataclass
+class Extracted:
+    """One page's article and what the page says about itself (:meth:`to_json` is ``output="json"``)."""
+
+    url: str | None
+    site: str | None
+    title: str | None
+    #: The byline's name(s), from the page's metadata.
+    author: str | None
+    date: str | None
+    language: str | None
+    site_name: str | None
+    description: str | None
+    #: The article's heading (headline, byline, date line, standfirst) when it is told apart, else "".
+    heading: str
+    #: The article without its heading and media captions.
+    body: str
+    #: The whole article: heading and body, one block per line ("" when the page has no article).
+    text: str
+    #: ``rules`` (the site's learned rules) or ``mss`` (the fallback).
+    method: str
+    #: The rules' template that matched (rules only).
+    template: str | None
+    rule_version: int | None
+    #: The rule set's confidence (how well it reproduced its own training pages, 0 to 1); None for the
+    #: fallback, which has no calibrated one.
+    confidence: float | None
+    #: Why the fallback was used ("site not learned", "rules did not apply: ..."), "" for rules.
+    fallback_reason: str
+    #: Why nothing was found ("" when the article was).
+    reason: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {**asdict(self), "words": len(self.text.split())}
+
+
+# -- extract -----------------------------------------------------------------------------------------
+
+
+def extract(
+    html: str | bytes, url: str | None = None, *, rules: RulesSource = None, output: Output = "text"
+) -> str:
+    """The article of one page.
+
+    ``html``: the page (``str``, or ``bytes`` decoded by its BOM or ``<meta charset>``, else UTF-8, else
+    cp1252). ``url``: where it came from: names its site, whose rules ``rules`` may then hold.
+    ``rules``: a rule set (a dict as ``learn`` returns, or a path to its JSON file), a store, or a sitewise
+    server's base URL (``http://host:8000``); the site's rules are used when they fit the page, the
+    fallback otherwise. ``output``: ``"text"`` (the article, one block per line), ``"markdown"``
+    (headings, lists and quotes kept) or ``"json"`` (a JSON object: the text, heading and body, the
+    page's title, author, date and language, and how it was found: method, template, confidence).
+
+    A page without an article gives ``""`` (text, Markdown) or a JSON object whose ``text`` is ``""`` and
+    whose ``reason`` says why. Raises :class:`InputError` for input that is not a readable page and
+    :class:`RulesUnavailable` when a server asked for rules does not answer.
+    """
+    if output not in OUTPUTS:
+        raise InputError(f"output must be one of {', '.join(OUTPUTS)}, not {output!r}")
+    page_html = readable_html(html)
+    return formatted(extract_article(page_html, url, rules=rules), page_html, output)
+
+
+def extract_article(
+    html: str | bytes,
+    url: str | None = None,
+    *,
+    rules: RulesSource = None,
+    page: "Page | None" = None,
+    mss_model: str | None = None,
+) -> Extracted:
+    """:func:`extract`'s answer before it is formatted. ``page``: the page as collected (its blocks let
+    rules apply to what the reader saw); ``mss_model``: a fallback model file instead of the configured one."""
+    from .metadata import read_metadata
+    from .pipeline import find_article
+
+    page_html = readable_html(html)
+    site = site_for(url)
+    rule_set, mismatch = _rules_for(rules, site)
+    article = find_article(page, page_html, rule_set, mss_model=mss_model)
+    if mismatch and article.method == "mss":
+        article.fallback_reason = mismatch
+    metadata = read_metadata(page_html)
+    heading, body = _heading_and_body(article, metadata.title)
+    return Extracted(
+        url=url,
+        site=site,
+        **metadata.to_json(),
+        heading=heading,
+        body=body,
+        text=article.text,
+        method=article.method,
+        template=article.template,
+        rule_version=article.rule_version,
+        confidence=rule_set.get("confidence") if rule_set is not None and article.method == "rules" else None,
+        fallback_reason=article.fallback_reason if article.method == "mss" else "",
+        reason="" if article.text else (article.reason or "no article found"),
+    )
+
+
+def formatted(found: Extracted, html: str, output: Output) -> str:
+    """An answer as ``output`` asks (``html``: the page it is of, whose elements Markdown reads)."""
+    if output == "json":
+        return json.dumps(found.to_json(), ensure_ascii=False)
+    if output == "markdown":
+        from .markdown import to_markdown
+
+        return to_markdown(found.text, html)
+    return found.text
+
+
+def readable_html(html: str | bytes) -> str:
+    """The page as text, or :class:`InputError` saying why it is not one (empty, binary, too large)."""
+    if isinstance(html, (bytes, bytearray)):
+        _check_size(len(html))
+        from .manifest import decode_html
+
+        text = decode_html(bytes(html))  # first: a UTF-16 page's bytes are half NULs
+        _check_not_binary(text[:SNIFF_CHARS])
+    elif isinstance(html, str):
+        _check_size(len(html))
+        _check_not_binary(html[:SNIFF_CHARS])
+        # Lone surrogates (from a mis-decoded file) cannot reach the parser, which reads UTF-8.
+        text = html.encode("utf-8", errors="replace").decode("utf-8")
+    else:
+        raise TypeError(f"html must be str or bytes, not {type(html).__name__}")
+    if not text.strip():
+        raise InputError("the page is empty")
+    return text
+
+
+def _check_size(size: int) -> None:
+    if size > MAX_HTML_CHARS:
+        raise InputError(f"the page has {size:,} characters; at most {MAX_HTML_CHARS:,} are read")
+
+
+def _check_not_binary(start: str) -> None:
+    controls = sum(char in _CONTROL for char in start)
+    if start and ("\0" in start or controls > MAX_CONTROL_SHARE * len(start)):
+        raise InputError("the page is binary data, not HTML")
+
+
+def site_for(url: str | None) -> str | None:
+    """The site of a page's URL (None without one); :class:`InputError` for a URL that names none."""
+    if url is None:
+        return None
+    from .page import PageError, site_of
+
+    try:
+        return site_of(url)
+    except PageError as exc:
+        raise InputError(f"url: {exc.reason}") from None
+
+
+def _heading_and_body(article: "Article", title: str | None) -> tuple[str, str]:
+    """The article's heading and body. Rules tell them apart (the heading is what the text has before
+    the body's first line and the body has not); the fallback's text is one, whose first line is the
+    heading when it repeats the page's title."""
+    lines = article.text.splitlines()
+    if article.method == "rules":
+        body_lines = set(article.body.splitlines())
+        heading = []
+        for line in lines:
+            if line in body_lines:
+                break
+            heading.append(line)
+        return "\n".join(heading), article.body
+    if lines and title and _words(lines[0]) and _words(lines[0]) <= _words(title):
+        return lines[0], "\n".join(lines[1:])
+    return "", article.text
+
+
+def _words(text: str) -> set[str]:
+    return set(text.casefold().split())
+
+
+# -- rules -------------------------------------------------------------------------------------------
+
+
+def _rules_for(source: RulesSource, site: str | None) -> tuple[dict[str, Any] | None, str]:
+    """The rule set to try on a page of ``site``, and why none applies when the one given is another
+    site's (the page then goes to the fallback)."""
+    if source is None:
+        return None, ""
+    rules = load_rules(source, site)
+    if rules is not None and site is not None and site != "local" and rules.get("site") not in (None, site):
+        return None, f"the rules are {rules['site']}'s, not {site}'s"
+    return rules, ""
+
+
+def load_rules(source: RulesSource, site: str | None = None) -> dict[str, Any] | None:
+    """A rule set from ``source``: a dict, a JSON file, a store or a server (these two need ``site``);
+    None when the store or server has not learned the site. Raises :class:`InputError` for a rule set
+    that breaks the format (``docs/rules.md``), :class:`RulesUnavailable` when the server does not answer."""
+    if source is None:
+        return None
+    if isinstance(source, str) and source.startswith(("http://", "https://")):
+        return _validated(_fetch_rules(source, _needed_site(site)))
+    if isinstance(source, (str, Path)):
+        path = Path(source)
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise InputError(f"cannot read rules file {path}: {exc.strerror or exc}") from None
+        except ValueError as exc:
+            raise InputError(f"rules file {path} is not JSON: {exc}") from None
+        return _validated(data)
+    if isinstance(source, dict):
+        return _validated(source)
+    if callable(getattr(source, "rules", None)):  # a Store (duck-typed: importing it loads redis)
+        return source.rules(_needed_site(site))
+    raise InputError(f"rules must be a rule set, a JSON file, a store or a server URL, not {type(source).__name__}")
+
+
+def _needed_site(site: str | None) -> str:
+    if site is None:
+        raise InputError("give the page's url: the store or server is asked for its site's rules")
+    return site
+
+
+def _validated(data: Any) -> dict[str, Any] | None:
+    from .learn.rules import RulesError, validate_rules
+
+    if data is None:
+        return None
+    try:
+        return validate_rules(data)
+    except RulesError as exc:
+        raise InputError(f"rules: {exc}") from None
+
+
+def _fetch_rules(server: str, site: str) -> dict[str, Any] | None:
+    """``GET <server>/rules/<site>``: the rule set, or None when the server has not learned the site."""
+    import urllib.error
+    import urllib.parse
+    import urllib.request
+
+    url = f"{server.rstrip('/')}/rules/{urllib.parse.quote(site, safe='')}"
+    try:
+        with urllib.request.urlopen(url, timeout=SERVER_TIMEOUT_S) as response:
+            return json.loads(response.read())
+    except urllib.error.HTTPError as exc:
+        if exc.code == 404:
+            return None
+        raise RulesUnavailable(f"{url}: HTTP {exc.code}") from None
+    except (urllib.error.URLError, OSError, ValueError) as exc:
+        raise RulesUnavailable(f"{url}: {getattr(exc, 'reason', exc)}") from None
+
+
+# -- learn -------------------------------------------------------------------------------------------
+
+
+def learn(pages: Iterable["Page | dict[str, Any] | str | Path"]) -> dict[str, Any]:
+    """A site's rule set, learned from its collected pages (``sitewise collect`` or the bookmarklet
+    record them: blocks with their CSS and boxes; HTML alone is not enough). ``pages``: :class:`Page`
+    objects, page dicts (the JSON format of ``docs/api.md``) or paths to page JSON files, all of one
+    site; a handful (5 or more) is enough. Pass the result as :func:`extract`'s ``rules``.
+
+    Raises :class:`InputError` when the pages cannot be learned from (none, broken, several sites, no
+    article the learner can find).
+    """
+    from .learn.learner import LearnError, SiteLearner
+
+    loaded = [_page(page) for page in pages]
+    try:
+        rules = SiteLearner().fit(loaded).rules_
+    except LearnError as exc:
+        raise InputError(f"cannot learn: {exc}") from None
+    if not rules["templates"]:
+        raise InputError("cannot learn: no page has an article body the learner can find")
+    return rules
+
+
+def _page(page: "Page | dict[str, Any] | str | Path") -> "Page":
+    from .page import Page, PageError
+
+    if isinstance(page, Page):
+        return page
+    if isinstance(page, dict):
+        try:
+            return Page.from_dict(page)
+        except PageError as exc:
+            raise InputError(f"page {page.get('url', '')!r}: {exc}") from None
+    if isinstance(page, (str, Path)):
+        from .spider_import import read_page_file
+
+        try:
+            return read_page_file(page)
+        except PageError as exc:
+            raise InputError(f"page file {page}: {exc}") from None
+        except OSError as exc:
+            raise InputError(f"cannot read page file {page}: {exc.strerror or exc}") from None
+    raise InputError(f"a page must be a Page, a page dict or a page file, not {type(page).__name__}")

@@ -1,0 +1,216 @@
+"""The library: ``sitewise.extract`` (fallback, rules from a dict, a file, a store or a server; text, JSON,
+Markdown), ``sitewise.learn``, clear errors for bad input, and a cheap ``import sitewise``."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+
+import pytest
+
+import sitewise
+from sitewise.api import MAX_HTML_CHARS
+
+from bookmarklet_support import serve_app
+from learn_support import sample_pages
+from server_support import settings_for
+
+BASE = "http://gazette.test"
+#: The largest page a test hands the library must be answered within this many seconds (no hang).
+MAX_SECONDS = 5
+#: The issue's target for ``import sitewise``, and how many runs the best of is taken.
+MAX_IMPORT_S = 0.3
+IMPORT_RUNS = 3
+
+
+@pytest.fixture(scope="module")
+def story(sample_site):
+    """The URL and sample page of the sample site's first article."""
+    path = sample_site.article_paths[0]
+    return BASE + path, sample_site.pages[path]
+
+
+def words(text: str) -> set[str]:
+    return set(text.split())
+
+
+def test_fallback_finds_the_article_of_a_page_of_an_unknown_site(story):
+    url, sample = story
+    found = json.loads(sitewise.extract(sample.html, url=url, output="json"))
+    assert found["method"] == "mss" and found["fallback_reason"] == "site not learned"
+    assert found["confidence"] is None and found["template"] is None
+    assert words(sample.truth) <= words(found["text"])
+    assert found["title"] == sample.title and found["language"] == "en" and found["site"] == "gazette.test"
+    assert found["heading"] == sample.title  # the fallback's first line repeats the page's title
+    assert found["body"] and sample.title not in found["body"]
+
+
+def test_learned_rules_find_the_article_with_its_heading_apart(sample_rules, story):
+    rules = sample_rules
+    url, sample = story
+    assert rules["site"] == "gazette.test" and rules["templates"]
+    found = json.loads(sitewise.extract(sample.html, url=url, rules=rules, output="json"))
+    assert found["method"] == "rules" and found["template"] in {t["name"] for t in rules["templates"]}
+    assert found["confidence"] == rules["confidence"]
+    assert found["heading"].startswith(sample.title) and "By " in found["heading"]  # headline and byline
+    assert found["body"].split("\n")[0] in sample.article[1:]  # the body starts with a paragraph, not the title
+    assert found["text"] == found["heading"] + "\n" + found["body"]
+    assert sitewise.extract(sample.html, url=url, rules=rules) == found["text"]  # output="text"
+
+
+def test_rules_come_from_a_file_a_store_or_a_server(tmp_path, sample_rules, story, store):
+    rules = sample_rules
+    url, sample = story
+    expected = sitewise.extract(sample.html, url=url, rules=rules)
+    path = tmp_path / "rules.json"
+    path.write_text(json.dumps(rules))
+    assert sitewise.extract(sample.html, url=url, rules=path) == expected
+    assert sitewise.extract(sample.html, url=url, rules=str(path)) == expected
+
+    store.put_rules("gazette.test", rules)
+    assert sitewise.extract(sample.html, url=url, rules=store) == expected
+
+    from server import create_app
+
+    with serve_app(create_app(settings_for(tmp_path), store)) as server:
+        assert sitewise.extract(sample.html, url=url, rules=server) == expected
+        # a site the server has not learned: the fallback, saying so
+        other = json.loads(sitewise.extract(sample.html, url="http://elsewhere.test/a", rules=server, output="json"))
+        assert other["method"] == "mss" and other["fallback_reason"] == "site not learned"
+
+
+def test_another_sites_rules_leave_the_page_to_the_fallback(sample_rules, story):
+    _, sample = story
+    found = json.loads(sitewise.extract(sample.html, url="http://elsewhere.test/a", rules=sample_rules, output="json"))
+    assert found["method"] == "mss" and "gazette.test's, not elsewhere.test's" in found["fallback_reason"]
+
+
+def test_markdown_keeps_headings_quotes_and_lists():
+    html = (
+        "<html><head><title>Harbor story</title></head><body><nav><a href='/'>Home</a></nav><article>"
+        "<h1>Harbor story</h1>"
+        f"<p>{'The harbor workers voted for a strike after the long talks with the port. ' * 3}</p>"
+        "<h2>What the union says</h2>"
+        f"<blockquote><p>{'We will not load a single ship until the contract is signed, the union said. ' * 2}</p></blockquote>"
+        "<ul><li>Cargo ships wait in the bay for the strike to end</li><li>The ferries still sail to the islands</li></ul>"
+        "<ol><li>Talks resume on Monday morning</li></ol>"
+        f"<p># {'Numbers on the docks were never this high before the strike began, they said. ' * 2}</p>"
+        "</article><footer>Copyright</footer></body></html>"
+    )
+    markdown = sitewise.extract(html, output="markdown")
+    lines = markdown.split("\n")
+    assert lines[0] == "# Harbor story"
+    assert "## What the union says" in lines
+    assert any(line.startswith("> We will not load") for line in lines)
+    assert "- Cargo ships wait in the bay for the strike to end\n- The ferries still sail to the islands" in markdown
+    assert "1. Talks resume on Monday morning" in lines
+    assert any(line.startswith("\\#") and "Numbers on the docks" in line for line in lines)  # not a heading
+    assert "Home" not in markdown and "Copyright" not in markdown
+
+
+def test_bytes_are_decoded_by_the_pages_charset():
+    body = "Café owners on the harbor street say the summer season was the best in a decade, for all of them."
+    html = f"<html><head><meta charset='iso-8859-1'><title>Café</title></head><body><p>{body}</p></body></html>"
+    assert sitewise.extract(html.encode("iso-8859-1")) == body
+    assert sitewise.extract(html.encode("utf-16")) == body  # a BOM says UTF-16 (half its bytes are NULs)
+
+
+@pytest.mark.parametrize(
+    "html, message",
+    [
+        ("", "empty"),
+        (b"  \n ", "empty"),
+        (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" * 40, "binary"),
+        ("\x00\x01\x02\x03" * 100, "binary"),
+        ("<p>" + "x" * MAX_HTML_CHARS + "</p>", "at most"),
+        (b"<p>" + b"y" * 20_000_000, "at most"),
+    ],
+)
+def test_bad_input_is_a_clear_error(html, message):
+    started = time.perf_counter()
+    with pytest.raises(sitewise.InputError, match=message):
+        sitewise.extract(html)
+    assert time.perf_counter() - started < MAX_SECONDS
+
+
+def test_pages_without_an_article_or_with_broken_text_give_a_clear_result():
+    found = json.loads(sitewise.extract("<html><body><nav><a href='/'>Home</a></nav></body></html>", output="json"))
+    assert found["text"] == "" and found["reason"]
+    assert sitewise.extract("<p>no", output="markdown") == ""
+    broken = "<p>Broken \udc80 text " + "with enough words to be a paragraph of an article " * 3 + "</p>"
+    assert sitewise.extract(broken).startswith("Broken? text")  # a lone surrogate is replaced, not fatal
+    mis_encoded = b"<p>caf\xe9 \xff\xfe " + b"words of a paragraph long enough to count " * 3 + b"</p>"
+    assert sitewise.extract(mis_encoded).startswith("café")  # not UTF-8: read as cp1252
+
+
+@pytest.mark.parametrize(
+    "kwargs, error, message",
+    [
+        ({"output": "xml"}, sitewise.InputError, "output must be one of"),
+        ({"url": "not a url"}, sitewise.InputError, "url"),
+        ({"rules": {"site": "x"}}, sitewise.InputError, "rules: templates"),
+        ({"rules": "/nonexistent/rules.json"}, sitewise.InputError, "cannot read rules file"),
+        ({"rules": "http://127.0.0.1:1"}, sitewise.InputError, "give the page's url"),
+        ({"rules": "http://127.0.0.1:1", "url": "http://a.test/x"}, sitewise.RulesUnavailable, "127.0.0.1:1"),
+        ({"rules": 3}, sitewise.InputError, "rules must be"),
+    ],
+)
+def test_bad_arguments_are_clear_errors(kwargs, error, message):
+    with pytest.raises(error, match=message):
+        sitewise.extract("<p>hello</p>", **kwargs)
+
+
+def test_a_rules_file_that_is_not_json_is_a_clear_error(tmp_path):
+    path = tmp_path / "rules.json"
+    path.write_text("{not json")
+    with pytest.raises(sitewise.InputError, match="not JSON"):
+        sitewise.extract("<p>hello</p>", rules=path)
+    with pytest.raises(TypeError):
+        sitewise.extract(42)  # type: ignore[arg-type]
+
+
+def test_learn_takes_pages_dicts_and_files_of_one_site(tmp_path, sample_site, sample_rules):
+    pages = [page for page, _ in sample_pages(sample_site, base=BASE).values()]
+    files = []
+    for number, page in enumerate(pages):
+        files.append(tmp_path / f"{number}.json")
+        files[-1].write_text(json.dumps(page.to_dict()))
+    from_files = sitewise.learn(files)
+    from_dicts = sitewise.learn([page.to_dict() for page in pages])
+    assert from_files["templates"] == from_dicts["templates"] == sample_rules["templates"]
+
+
+def test_learn_refuses_what_it_cannot_learn_from(sample_site, tmp_path):
+    pages = [page for page, _ in sample_pages(sample_site, base=BASE).values()]
+    with pytest.raises(sitewise.InputError, match="no pages"):
+        sitewise.learn([])
+    other = [page for page, _ in sample_pages(sample_site, base="http://other.test").values()]
+    with pytest.raises(sitewise.InputError, match="several sites"):
+        sitewise.learn(pages[:3] + other[:3])
+    with pytest.raises(sitewise.InputError, match="url"):
+        sitewise.learn([{"format": 1, "blocks": []}])
+    with pytest.raises(sitewise.InputError, match="cannot read page file"):
+        sitewise.learn([tmp_path / "missing.json"])
+
+
+def test_learn_is_also_the_learning_package():
+    import sitewise.learn.rules  # binds the package to sitewise.learn, as any import of it does
+
+    assert callable(sitewise.learn) and sitewise.learn.rules.apply_rules
+
+
+def test_importing_sitewise_is_cheap():
+    """No Flask, RQ, Playwright, scikit-learn (nor numpy, lxml) until needed; well under 0.3 s. The best
+    of a few runs, in CPU time: a busy machine's wait is not the import's cost."""
+    code = (
+        "import sys, time; started = time.process_time(); import sitewise; elapsed = time.process_time() - started; "
+        "heavy = [m for m in ('flask', 'rq', 'playwright', 'sklearn', 'numpy', 'lxml', 'redis') if m in sys.modules]; "
+        "print(elapsed, heavy)"
+    )
+    runs = [
+        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60).stdout.split(" ", 1)
+        for _ in range(IMPORT_RUNS)
+    ]
+    assert all(heavy.strip() == "[]" for _, heavy in runs)
+    assert min(float(elapsed) for elapsed, _ in runs) < MAX_IMPORT_S

@@ -1,0 +1,111 @@
+"""``sitewise extract`` over files, stdin and lists of paths: output formats, JSON lines in input order,
+a process pool, a progress bar, rules from a file or a server, and clear errors."""
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+
+from sitewise.cli import main
+
+from bookmarklet_support import serve_app
+from server_support import settings_for
+
+BASE = "http://gazette.test"
+
+
+@pytest.fixture
+def saved(tmp_path, sample_site):
+    """Every page of the site saved as a file, in the site's order (the index page has no article)."""
+    paths = []
+    for number, page in enumerate(sample_site.pages.values()):
+        paths.append(tmp_path / f"{number:02d}.html")
+        paths[-1].write_text(page.html, encoding="utf-8")
+    return paths
+
+
+def lines(out: str) -> list[dict]:
+    return [json.loads(line) for line in out.splitlines()]
+
+
+def test_one_file_in_each_format(saved, sample_site, capsys):
+    story = next(i for i, page in enumerate(sample_site.pages.values()) if page.article)
+    assert main(["extract", str(saved[story]), "--no-store"]) == 0
+    text, err = capsys.readouterr()
+    assert "mss (site not learned)" in err
+    assert main(["extract", str(saved[story]), "--no-store", "--output", "markdown"]) == 0
+    markdown = capsys.readouterr().out
+    assert markdown.startswith("# ") and markdown.replace("# ", "", 1).split("\n")[0] == text.split("\n")[0]
+    assert main(["extract", str(saved[story]), "--no-store", "--output", "json"]) == 0
+    answer = json.loads(capsys.readouterr().out)
+    assert answer["text"] + "\n" == text and answer["source"] == str(saved[story]) and answer["language"] == "en"
+
+
+def test_stdin(sample_site, monkeypatch, capsys):
+    page = sample_site.pages[sample_site.article_paths[0]]
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(page.html.encode("utf-8"))))
+    assert main(["extract", "-", "--url", BASE + sample_site.article_paths[0], "--no-store", "--output", "json"]) == 0
+    answer = json.loads(capsys.readouterr().out)
+    assert answer["source"] == "-" and answer["site"] == "gazette.test" and answer["title"] == page.title
+
+
+def test_several_inputs_give_json_lines_in_order_from_a_pool(saved, tmp_path, capsys):
+    listed = tmp_path / "list.txt"
+    listed.write_text("# the rest of the site\n" + "\n".join(str(p) for p in saved[2:]) + "\n\n")
+    assert main(["extract", str(saved[0]), str(saved[1]), "--from-list", str(listed), "--jobs", "2", "--progress"]) == 1
+    out, err = capsys.readouterr()
+    answers = lines(out)
+    assert [a["source"] for a in answers] == [str(p) for p in saved]
+    assert set(answers[0]) == {"source", "url", "method", "template", "fallback_reason", "text"}
+    assert "100%" in err and f"{len(saved)}/{len(saved)}" in err  # the progress bar, asked for
+    assert "1 of" in err  # the index page: no article, so exit 1
+    assert main(["extract", *map(str, saved), "--jobs", "1"]) == 1
+    assert lines(capsys.readouterr().out) == answers  # the pool changes nothing but the time
+
+
+def test_rules_from_a_file_apply_to_saved_pages(saved, sample_rules, tmp_path, capsys):
+    rules_file = tmp_path / "rules.json"
+    rules_file.write_text(json.dumps(sample_rules))
+    assert main(["extract", *map(str, saved[:3]), "--rules", str(rules_file), "--output", "markdown", "--jobs", "2"]) in (0, 1)
+    answers = lines(capsys.readouterr().out)
+    assert {a["method"] for a in answers if a["markdown"]} == {"rules"}
+    assert all(a["markdown"].startswith("# ") for a in answers if a["markdown"])
+
+
+def test_rules_from_a_server(saved, sample_site, sample_rules, tmp_path, store, capsys):
+    store.put_rules("gazette.test", sample_rules)
+    story = next(i for i, page in enumerate(sample_site.pages.values()) if page.article)
+    url = BASE + list(sample_site.pages)[story]
+    from server import create_app
+
+    with serve_app(create_app(settings_for(tmp_path), store)) as server:
+        assert main(["extract", str(saved[story]), "--url", url, "--server", server]) == 0
+    assert "rules (site gazette.test, version 1" in capsys.readouterr().err
+
+
+def test_a_page_that_cannot_be_read_is_a_line_of_its_own(saved, tmp_path, capsys):
+    binary = tmp_path / "image.html"
+    binary.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" * 40)
+    assert main(["extract", str(saved[1]), str(binary), "--no-store"]) == 1
+    answers = lines(capsys.readouterr().out)
+    assert answers[1] == {"source": str(binary), "error": "the page is binary data, not HTML"}
+    assert answers[0]["text"]
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        ([], "at least one SOURCE"),
+        (["{a}", "{b}", "--url", "http://x.test/"], "--url"),
+        (["{a}", "/no/such/page.html"], "no such file"),
+        (["{a}", "--jobs", "0"], "--jobs"),
+        (["{a}", "--rules", "/no/rules.json"], "cannot read rules file"),
+        (["{a}", "--url", "http://x.test/a", "--server", "http://127.0.0.1:1"], "127.0.0.1:1"),
+    ],
+)
+def test_bad_arguments_fail_before_any_output(saved, args, message, capsys):
+    args = [a.format(a=saved[0], b=saved[1]) for a in args]
+    assert main(["extract", *args]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and message in err
