@@ -9,7 +9,8 @@ out, so the model learns to answer "no article" where annotators found none.
 from __future__ import annotations
 
 import logging
-from typing import Iterable
+from dataclasses import dataclass
+from typing import Any, Iterable, Sequence
 
 import numpy as np
 
@@ -32,48 +33,70 @@ def block_labels(blocks: PageBlocks, truth: str) -> tuple[np.ndarray, float]:
     return labels[first].astype(bool), coverage
 
 
-def training_table(
-    pages: Iterable[tuple[str | bytes, str, str | None]],
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, TrainingReport]:
-    """Block rows, labels and sample weights of the usable pages among (html, truth, url) triples.
+#: The sets the shipped model is trained on (folders of ``../shared/data``): their licences let a model
+#: trained on them ship (wcxb-dev CC-BY-4.0, readability-testpages Apache-2.0). spider (MIT) has no HTML,
+#: only rendered blocks, so it cannot teach an HTML model.
+TRAINING_SETS = ("wcxb-dev", "readability-testpages")
+
+
+@dataclass
+class LabelledPage:
+    """One training page as block rows: features, labels, and each block's share of the page's words."""
+
+    features: np.ndarray
+    labels: np.ndarray
+    shares: np.ndarray
+
+
+def labelled_page(html: str | bytes, truth: str, url: str | None = None) -> LabelledPage | str:
+    """The page's labelled blocks, or why it cannot be used (a short reason)."""
+    blocks = page_blocks(html, url)
+    if not blocks.lines.size:
+        return "no text"
+    if metrics.words(truth):
+        labels, coverage = block_labels(blocks, truth)
+        if coverage < MIN_TRUTH_COVERAGE:
+            return "truth not found in page"
+    else:
+        labels = np.zeros(blocks.lines.size, dtype=bool)
+    words = np.maximum(blocks.words, 1)
+    return LabelledPage(blocks.features, labels, words / words.sum())
+
+
+def training_table(pages: Sequence[LabelledPage]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Block rows, labels and sample weights of labelled pages.
 
     Weights: each page weighs the same in all (the benchmark's score is a mean over pages), shared among
     its blocks by their words (a long paragraph matters more than a date line), scaled by the number of
     pages so that regularisation sees the magnitudes the settings were tuned with.
     """
-    report = TrainingReport()
-    rows, labels, shares = [], [], []
-    for html, truth, url in pages:
-        report.pages += 1
-        blocks = page_blocks(html, url)
-        if not blocks.lines.size:
-            report.skip("no text")
-            continue
-        if metrics.words(truth):
-            label, coverage = block_labels(blocks, truth)
-            if coverage < MIN_TRUTH_COVERAGE:
-                report.skip("truth not found in page")
-                continue
-        else:
-            label = np.zeros(blocks.lines.size, dtype=bool)
-        words = np.maximum(blocks.words, 1)
-        rows.append(blocks.features)
-        labels.append(label)
-        shares.append(words / words.sum())
-        report.used += 1
-        report.tokens_in += int(words[label].sum())
-        report.tokens_out += int(words[~label].sum())
-    if not rows:
-        raise ValueError(f"no usable training pages among {report.pages} ({report.skipped})")
-    weights = np.concatenate(shares) * report.used
-    return np.concatenate(rows), np.concatenate(labels), weights, report
+    if not pages:
+        raise ValueError("no usable training pages")
+    X = np.concatenate([page.features for page in pages])
+    y = np.concatenate([page.labels for page in pages])
+    weights = np.concatenate([page.shares for page in pages]) * len(pages)
+    return X, y, weights
 
 
 def train_block_model(
-    pages: Iterable[tuple[str | bytes, str, str | None]], **options
+    pages: Iterable[tuple[str | bytes, str, str | None]], **options: Any
 ) -> tuple[BlockModel, TrainingReport]:
     """A block model fitted on (html, truth, url) triples; ``options`` go to :class:`BlockModel`."""
-    X, y, weights, report = training_table(pages)
+    report = TrainingReport()
+    usable = []
+    for html, truth, url in pages:
+        report.pages += 1
+        page = labelled_page(html, truth, url)
+        if isinstance(page, str):
+            report.skip(page)
+            continue
+        report.used += 1
+        report.tokens_in += int(page.labels.sum())
+        report.tokens_out += int((~page.labels).sum())
+        usable.append(page)
+    if not usable:
+        raise ValueError(f"no usable training pages among {report.pages} ({report.skipped})")
+    X, y, weights = training_table(usable)
     model = BlockModel(**options).fit(X, y, sample_weight=weights)
     model.info_.update(report.as_dict())
     log.info("block model: %s", report.as_dict())
