@@ -11,7 +11,7 @@ from . import __version__
 
 #: Sub-command modules, in the order ``sitewise --help`` lists them.
 COMMANDS = (
-    "demo", "up", "collect", "import_spider", "learn", "rules", "extract", "train_mss", "eval", "bench",
+    "demo", "up", "collect", "import_spider", "learn", "alias", "rules", "extract", "train_mss", "eval", "bench",
 )
 
 

@@ -252,14 +252,17 @@ def evaluate(
     cache_dir: Path | None = DEFAULT_RENDER_CACHE,
     progress: bool = True,
     options: dict[str, Any] | None = None,
+    group_by: str = "registrable",
 ) -> EvalResult:
     """Run one extractor over a manifest and score it (nothing is written; see :func:`write_outputs`).
 
     ``where`` keeps only pages whose manifest fields have these values (``{"official_split": "train"}``);
-    a per-site learner's ``split: train`` pages are kept for training whatever it says."""
+    a per-site learner's ``split: train`` pages are kept for training whatever it says. ``group_by`` says
+    what one site is for per-site learners (``sitewise.manifest.Entry.group``): by default a registrable
+    domain, as the server keys sites."""
     prototype = get_extractor(extractor_name, **(options or {}))
     entries = [
-        entry for entry in read_manifest(manifest)
+        entry for entry in read_manifest(manifest, group_by)
         if _fields_match(entry, where or {}) or (prototype.per_site and entry.split == "train")
     ]
     scored, training = select_entries(entries, per_site=prototype.per_site, only_split=only_split, limit=limit)

@@ -54,6 +54,7 @@ class LearnOutcome:
 def learn_stored_site(store: Store, site: str, *, min_pages: int = 1, force: bool = False) -> LearnOutcome:
     """Learn ``site`` from its stored pages and feedback; store the rules if they pass the guard."""
     started = time.perf_counter()
+    site = store.site_key(site)  # a subdomain or a joined sister domain names its site
     stored_pages = list(store.pages(site))
     pages = balance_contributors(stored_pages, store.contributors(site))
     set_aside = len(stored_pages) - len(pages)
@@ -62,7 +63,7 @@ def learn_stored_site(store: Store, site: str, *, min_pages: int = 1, force: boo
     if len(pages) < max(1, min_pages):
         return LearnOutcome(site, len(pages), False, current_version, f"{len(pages)} pages; {min_pages} needed")
     try:
-        learner = SiteLearner().fit(pages, feedback=store.feedback(site))
+        learner = SiteLearner().fit(pages, feedback=store.feedback(site), site=site)
     except LearnError as exc:
         return LearnOutcome(site, len(pages), False, current_version, f"cannot learn: {exc}")
     rules = learner.rules_
