@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Sequence, TypeVar
 
@@ -37,7 +38,6 @@ _BLOCK_TAGS = frozenset(
     "form h1 h2 h3 h4 h5 h6 header hgroup hr li main nav ol p pre section summary table tbody thead tfoot "
     "td th tr ul caption center".split()
 )
-_SPACES = re.compile(r"\s+")
 _WORD = re.compile(r"\w+")
 #: A selected text repeated word for word is given once when it has at least this many words (shorter
 #: repeats, "Q:" or "* * *", are the article's own rhythm).
@@ -46,6 +46,11 @@ MIN_REPEAT_WORDS = 4
 #: truth) gives them with the images, and so does human-corrected truth (spider's chaos pages). Found as
 #: parts of class and id names ("wp-caption-text", "captionwrap", "image-credit") and as <figcaption>.
 CAPTION_NAME_PARTS = ("caption", "credit")
+_CAPTION_NAME = re.compile("|".join(map(re.escape, CAPTION_NAME_PARTS)))
+#: The elements :func:`is_caption` calls captions, as one CSS query (``i``: names in any case).
+_CAPTION_CSS = ", ".join(
+    ["figcaption"] + [f"[{attribute}*={part} i]" for part in CAPTION_NAME_PARTS for attribute in ("class", "id")]
+)
 #: ... on a line's block and its nearest ancestors: a caption wraps a paragraph or two, not the article.
 CAPTION_DEPTH = 3
 #: What each line of an article is; the body is its BODY lines, and its CAPTION lines too when these hold
@@ -169,12 +174,13 @@ def drop_repeats(items: Sequence[T], text_of: Callable[[T], str]) -> list[T]:
     """The items without those whose text repeats an earlier item's word for word (case and spacing
     aside) and has at least :data:`MIN_REPEAT_WORDS` words: a page that carries its article twice (a
     hidden teaser copy, a print version) or the same caption under every picture gives it once."""
+    keys = [" ".join(text_of(item).split()).lower() for item in items]  # str.split's whitespace is re's \s
+    # Only a text that occurs twice can be a repeat: the others' words need no counting.
+    repeated = {key for key, times in Counter(keys).items() if times > 1 and count_words(key) >= MIN_REPEAT_WORDS}
     seen: set[str] = set()
     out = []
-    for item in items:
-        text = text_of(item)
-        key = _SPACES.sub(" ", text).strip().lower()
-        if count_words(key) >= MIN_REPEAT_WORDS:
+    for item, key in zip(items, keys):
+        if key in repeated:
             if key in seen:
                 continue
             seen.add(key)
@@ -182,13 +188,24 @@ def drop_repeats(items: Sequence[T], text_of: Callable[[T], str]) -> list[T]:
     return out
 
 
-def _judge(template: dict[str, Any] | None, text: str, selected: bool) -> tuple[bool, str]:
-    if template is None:
-        return False, "no template matched"
+def _conclude(template: dict[str, Any], name: str, parts: Sequence[tuple[str, str]], **found: Any) -> Extraction:
+    """The extraction of an article's (kind, line) parts: its text, its body and the verdict; the
+    lines' words are counted only when captions are to be weighed against the rest of the body."""
+    text = "\n".join(line for _, line in parts)
+    confident, reason = _judge(template, text, bool(parts), count_words(text))
+    kinds: tuple[str, ...] = (BODY,)
+    if any(kind == CAPTION for kind, _ in parts):
+        caption_words = sum(count_words(line) for kind, line in parts if kind == CAPTION)
+        body_words = sum(count_words(line) for kind, line in parts if kind == BODY)
+        kinds = (BODY, CAPTION) if caption_words > body_words else (BODY,)
+    body = "\n".join(line for kind, line in parts if kind in kinds)
+    return Extraction(text, name, confident, reason, body=body, **found)
+
+
+def _judge(template: dict[str, Any], text: str, selected: bool, words: int) -> tuple[bool, str]:
     if not selected or not text.strip():
         return False, "nothing selected"
     low, high = template["words"]
-    words = count_words(text)
     if words < low:
         return False, f"too short ({words} words, expected {low}-{high})"
     if words > high:
@@ -260,7 +277,7 @@ def select_blocks(blocks: Sequence[Block], include: Sequence[str], exclude: Sequ
 
 def is_caption(tag: str, names: Iterable[str]) -> bool:
     """Whether an element with this tag and these class/id names holds a media caption or credit."""
-    return tag == "figcaption" or any(part in name.lower() for name in names for part in CAPTION_NAME_PARTS)
+    return tag == "figcaption" or _CAPTION_NAME.search("\0".join(names).lower()) is not None
 
 
 def _is_caption_path(steps: Sequence[Step]) -> bool:
@@ -313,19 +330,7 @@ def _apply_to_blocks(templates: Sequence[dict[str, Any]], blocks: Sequence[Block
         return Extraction("", None, False, "no template matched")
     chosen = drop_repeats(TemplateMatcher(template).select(blocks), lambda part: blocks[part[0]].text)
     parts = [(kind, blocks[i].text) for i, kind in chosen]
-    text = "\n".join(line for _, line in parts)
-    confident, reason = _judge(template, text, bool(chosen))
-    return Extraction(
-        text, template["name"], confident, reason, body=_body_text(parts), blocks=[blocks[i] for i, _ in chosen]
-    )
-
-
-def _body_text(parts: Sequence[tuple[str, str]]) -> str:
-    """The body's lines of an article's (kind, line) parts (see :data:`HEADING`)."""
-    caption_words = sum(count_words(line) for kind, line in parts if kind == CAPTION)
-    body_words = sum(count_words(line) for kind, line in parts if kind == BODY)
-    kinds = (BODY, CAPTION) if caption_words > body_words else (BODY,)
-    return "\n".join(line for kind, line in parts if kind in kinds)
+    return _conclude(template, template["name"], parts, blocks=[blocks[i] for i, _ in chosen])
 
 
 # -- on HTML ----------------------------------------------------------------------------------------
@@ -340,10 +345,7 @@ def _apply_to_html(templates: Sequence[dict[str, Any]], html: str) -> Extraction
     if template is None:
         return Extraction("", None, False, "no template matched")
     elements, parts = _article_lines(tree, template)
-    kept = drop_repeats(parts, lambda part: part[1])
-    text = "\n".join(line for _, line in kept)
-    confident, reason = _judge(template, text, bool(kept))
-    return Extraction(text, template["name"], confident, reason, body=_body_text(kept), elements=elements)
+    return _conclude(template, template["name"], drop_repeats(parts, lambda part: part[1]), elements=elements)
 
 
 def _article_lines(tree: Any, template: dict[str, Any]) -> tuple[list[Any], list[tuple[str, str]]]:
@@ -371,42 +373,46 @@ def _article_lines(tree: Any, template: dict[str, Any]) -> tuple[list[Any], list
         _remove(tree, ", ".join(exclude))
     elements = _outermost(tree.css(", ".join(include)))
     body_lines = [(element, line, block) for element in elements for line, block in _lines_and_blocks(element)]
+    kinds = _LineKinds(tree, heading_ids)
     if not heading:
-        return elements, [(_body_kind(block, element), line) for element, line, block in body_lines]
-    placed = [
-        (
-            order[element.mem_id],
-            _body_kind(block, element) if heading_ids.isdisjoint(_ancestor_ids(block, stop=element)) else HEADING,
-            line,
-        )
-        for element, line, block in body_lines
-    ]
+        return elements, [(kinds.of(block, element), line) for element, line, block in body_lines]
+    placed = [(order[element.mem_id], kinds.of(block, element), line) for element, line, block in body_lines]
     placed += [(position, HEADING, line) for position, lines in pending for line in lines]
     placed.sort(key=lambda part: part[0])  # stable: an element's lines keep their order
     return elements, [(kind, line) for _, kind, line in placed]
 
 
-def _body_kind(block: Any, element: Any) -> str:
-    return CAPTION if _is_caption_node(block, element) else BODY
+class _LineKinds:
+    """The kind of a body line by its block: HEADING inside a heading element, CAPTION when the block or
+    one of its nearest ancestors (:data:`CAPTION_DEPTH`, not beyond the body element) is a caption
+    (:func:`is_caption`), else BODY. The page's captions are found by one query (the same names, as
+    CSS), and each block is judged once."""
+
+    def __init__(self, tree: Any, heading_ids: set[int]) -> None:
+        self.heading_ids = heading_ids
+        self.captions = {node.mem_id for node in tree.css(_CAPTION_CSS)}
+        self._kinds: dict[int, str] = {}
+
+    def of(self, block: Any, element: Any) -> str:
+        kind = self._kinds.get(block.mem_id)
+        if kind is None:
+            if not self.heading_ids and not self.captions:
+                kind = BODY
+            else:
+                chain = _ancestor_ids(block, stop=element, limit=None if self.heading_ids else CAPTION_DEPTH)
+                if not self.heading_ids.isdisjoint(chain):
+                    kind = HEADING
+                else:
+                    kind = BODY if self.captions.isdisjoint(chain[:CAPTION_DEPTH]) else CAPTION
+            self._kinds[block.mem_id] = kind
+        return kind
 
 
-def _is_caption_node(block: Any, stop: Any) -> bool:
-    """Whether a line's block or one of its nearest ancestors (not beyond ``stop``) is a caption."""
-    node = block
-    for _ in range(CAPTION_DEPTH):
-        attributes = node.attributes
-        if is_caption(node.tag, [attributes.get("id") or "", *(attributes.get("class") or "").split()]):
-            return True
-        if node.mem_id == stop.mem_id or node.parent is None:
-            break
-        node = node.parent
-    return False
-
-
-def _ancestor_ids(node: Any, stop: Any = None) -> list[int]:
-    """The node's id and its ancestors' ids, nearest first, up to ``stop`` (included) or the root."""
+def _ancestor_ids(node: Any, stop: Any = None, limit: int | None = None) -> list[int]:
+    """The node's id and its ancestors' ids, nearest first, up to ``stop`` (included) or the root, and
+    at most ``limit`` of them."""
     ids = []
-    while node is not None:
+    while node is not None and (limit is None or len(ids) < limit):
         ids.append(node.mem_id)
         if stop is not None and node.mem_id == stop.mem_id:
             break
@@ -437,8 +443,9 @@ def _outermost(nodes: list[Any]) -> list[Any]:
 
 
 def _remove(tree: Any, selector: str) -> None:
-    # Outermost only: removing a node frees its subtree, so a match inside it must not be touched again.
-    for node in _outermost(tree.css(selector)):
+    # Last first: a match inside another (later in document order) goes before its ancestor, so no node
+    # is touched after a removal freed it, without walking each match's ancestors to find the outermost.
+    for node in reversed(tree.css(selector)):
         node.decompose()
 
 
@@ -457,16 +464,21 @@ def _lines_and_blocks(element: Any) -> list[tuple[str, Any]]:
         if node.tag == "-text":
             block = _nearest_block(node, element)
             if current and (current_block is None or block.mem_id != current_block.mem_id):
-                lines.append((_SPACES.sub(" ", "".join(current)).strip(), current_block))
+                lines.append((_collapsed(current), current_block))
                 current = []
             current_block = block
             current.append(node.text_content or "")
         elif node.tag == "br" and current:
-            lines.append((_SPACES.sub(" ", "".join(current)).strip(), current_block))
+            lines.append((_collapsed(current), current_block))
             current = []
     if current:
-        lines.append((_SPACES.sub(" ", "".join(current)).strip(), current_block))
+        lines.append((_collapsed(current), current_block))
     return [(line, block) for line, block in lines if line]
+
+
+def _collapsed(texts: list[str]) -> str:
+    """The texts joined, whitespace runs made one space, trimmed (str.split's whitespace is re's \\s)."""
+    return " ".join("".join(texts).split())
 
 
 def _nearest_block(node: Any, stop: Any) -> Any:
