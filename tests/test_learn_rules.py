@@ -197,7 +197,7 @@ def test_the_html_path_gives_exactly_the_lines_of_the_definition():
         "cell one",
         "cell two",
         "The end of the story, told in one last long line of text.",
-        "Second include element: a related story teaser with words.",,
+        "Second include element: a related story teaser with words.",
     ]
     assert found.body.split("\n") == [
         "Record crowds came to the river festival on Saturday, despite the rain.",
@@ -211,7 +211,7 @@ def test_the_html_path_gives_exactly_the_lines_of_the_definition():
         "cell one",
         "cell two",
         "The end of the story, told in one last long line of text.",
-        "Second include element: a related story teaser with words.",,
+        "Second include element: a related story teaser with words.",
     ]
     plain = apply_rules({"templates": [dict(EVERY_CASE_TEMPLATES[1], heading=[], words=[1, 5])]}, html=EVERY_CASE_HTML)
     assert (plain.confident, plain.reason) == (False, "too long (91 words, expected 1-5)")
