@@ -216,3 +216,12 @@ def test_the_html_path_gives_exactly_the_lines_of_the_definition():
     plain = apply_rules({"templates": [dict(EVERY_CASE_TEMPLATES[1], heading=[], words=[1, 5])]}, html=EVERY_CASE_HTML)
     assert (plain.confident, plain.reason) == (False, "too long (91 words, expected 1-5)")
     assert plain.text.split("\n") == found.text.split("\n")[4:]  # the same body, without the heading
+
+
+def test_a_heading_without_a_body_is_not_an_article():
+    # A video page of the site: its headline is where the rules look for one, its body is not.
+    html = "<body><article class='story'><h1>The river festival returns</h1><div class='player'>Play</div></article></body>"
+    template = {"name": "t1", "match": ["article.story"], "include": ["div.story-body"], "heading": ["h1"], "words": [1, 100]}
+    found = apply_rules({"templates": [template]}, html=html)
+    assert found.text == "The river festival returns"
+    assert (found.confident, found.reason) == (False, "no body selected (only the heading)")

@@ -76,4 +76,5 @@ def _rules(args: argparse.Namespace, site: str):
         return None
     from ..store import open_store
 
-    return open_store().rules(site)
+    store = open_store()
+    return store.rules(store.site_key(site))  # the site an administrator joined this domain to, if any

@@ -192,7 +192,7 @@ def _conclude(template: dict[str, Any], name: str, parts: Sequence[tuple[str, st
     """The extraction of an article's (kind, line) parts: its text, its body and the verdict; the
     lines' words are counted only when captions are to be weighed against the rest of the body."""
     text = "\n".join(line for _, line in parts)
-    confident, reason = _judge(template, text, bool(parts), count_words(text))
+    confident, reason = _judge(template, text, any(kind != HEADING for kind, _ in parts), count_words(text))
     kinds: tuple[str, ...] = (BODY,)
     if any(kind == CAPTION for kind, _ in parts):
         caption_words = sum(count_words(line) for kind, line in parts if kind == CAPTION)
@@ -202,9 +202,13 @@ def _conclude(template: dict[str, Any], name: str, parts: Sequence[tuple[str, st
     return Extraction(text, name, confident, reason, body=body, **found)
 
 
-def _judge(template: dict[str, Any], text: str, selected: bool, words: int) -> tuple[bool, str]:
-    if not selected or not text.strip():
+def _judge(template: dict[str, Any], text: str, has_body: bool, words: int) -> tuple[bool, str]:
+    if not text.strip():
         return False, "nothing selected"
+    if not has_body:
+        # A headline and byline found where the body is not: the page is of a layout these rules do
+        # not know (a video or gallery page that shares the site's heading), not an article to return.
+        return False, "no body selected (only the heading)"
     low, high = template["words"]
     if words < low:
         return False, f"too short ({words} words, expected {low}-{high})"
