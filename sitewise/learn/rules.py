@@ -344,7 +344,7 @@ def _apply_to_html(templates: Sequence[dict[str, Any]], html: str) -> Extraction
     from selectolax.lexbor import LexborHTMLParser
 
     tree = LexborHTMLParser(html)
-    _remove(tree, _NEVER_TEXT)
+    _remove(tree.css(_NEVER_TEXT))
     template = next((t for t in templates if all(_present(tree, m) for m in t.get("match", []))), None)
     if template is None:
         return Extraction("", None, False, "no template matched")
@@ -360,10 +360,11 @@ def _article_lines(tree: Any, template: dict[str, Any]) -> tuple[list[Any], list
     pending: list[tuple[float, list[str]]] = []  # heading elements the body will not give, by position
     heading_ids: set[int] = set()
     order: dict[int, int] = {}
+    excluded_nodes = tree.css(", ".join(exclude)) if exclude else []
     if heading:
         order = {node.mem_id: i for i, node in enumerate(tree.css(", ".join(include + heading)))}
         included = {node.mem_id for node in tree.css(", ".join(include))}
-        excluded = {node.mem_id for node in tree.css(", ".join(exclude))} if exclude else set()
+        excluded = {node.mem_id for node in excluded_nodes}
         for element in _outermost(tree.css(", ".join(heading))):
             heading_ids.add(element.mem_id)
             chain = _ancestor_ids(element)
@@ -373,11 +374,10 @@ def _article_lines(tree: Any, template: dict[str, Any]) -> tuple[list[Any], list
             # Removed with a body exclude: given just before the body element it was in.
             position = order[enclosing] - 0.5 if enclosing is not None else order[element.mem_id]
             pending.append((position, element_lines(element)))
-    if exclude:
-        _remove(tree, ", ".join(exclude))
+    _remove(excluded_nodes)
     elements = _outermost(tree.css(", ".join(include)))
     body_lines = [(element, line, block) for element in elements for line, block in _lines_and_blocks(element)]
-    kinds = _LineKinds(tree, heading_ids)
+    kinds = _LineKinds(elements, heading_ids)
     if not heading:
         return elements, [(kinds.of(block, element), line) for element, line, block in body_lines]
     placed = [(order[element.mem_id], kinds.of(block, element), line) for element, line, block in body_lines]
@@ -389,12 +389,12 @@ def _article_lines(tree: Any, template: dict[str, Any]) -> tuple[list[Any], list
 class _LineKinds:
     """The kind of a body line by its block: HEADING inside a heading element, CAPTION when the block or
     one of its nearest ancestors (:data:`CAPTION_DEPTH`, not beyond the body element) is a caption
-    (:func:`is_caption`), else BODY. The page's captions are found by one query (the same names, as
-    CSS), and each block is judged once."""
+    (:func:`is_caption`), else BODY. The body elements' captions are found by one query each (the same
+    names, as CSS; a node's query includes the node), and each block is judged once."""
 
-    def __init__(self, tree: Any, heading_ids: set[int]) -> None:
+    def __init__(self, elements: Sequence[Any], heading_ids: set[int]) -> None:
         self.heading_ids = heading_ids
-        self.captions = {node.mem_id for node in tree.css(_CAPTION_CSS)}
+        self.captions = {node.mem_id for element in elements for node in element.css(_CAPTION_CSS)}
         self._kinds: dict[int, str] = {}
 
     def of(self, block: Any, element: Any) -> str:
@@ -446,10 +446,11 @@ def _outermost(nodes: list[Any]) -> list[Any]:
     return out
 
 
-def _remove(tree: Any, selector: str) -> None:
-    # Last first: a match inside another (later in document order) goes before its ancestor, so no node
-    # is touched after a removal freed it, without walking each match's ancestors to find the outermost.
-    for node in reversed(tree.css(selector)):
+def _remove(nodes: list[Any]) -> None:
+    """Remove a query's matches from the tree. Last first: a match inside another (later in document
+    order) goes before its ancestor, so no node is touched after a removal freed it, without walking
+    each match's ancestors to find the outermost."""
+    for node in reversed(nodes):
         node.decompose()
 
 
@@ -463,16 +464,23 @@ def _lines_and_blocks(element: Any) -> list[tuple[str, Any]]:
     """:func:`element_lines`, each line with the block-level node it belongs to."""
     lines: list[tuple[str, Any]] = []
     current: list[str] = []
-    current_block = None
+    current_block = current_id = None
+    stop_id = element.mem_id
+    block_of: dict[int, Any] = {}  # a text's parent → its nearest block-level node: texts share parents
     for node in element.traverse(include_text=True):
-        if node.tag == "-text":
-            block = _nearest_block(node, element)
-            if current and (current_block is None or block.mem_id != current_block.mem_id):
+        tag = node.tag
+        if tag == "-text":
+            parent = node.parent
+            block = block_of.get(parent.mem_id)
+            if block is None:
+                block = block_of[parent.mem_id] = _nearest_block(parent, stop_id, element)
+            block_id = block.mem_id
+            if current and block_id != current_id:
                 lines.append((_collapsed(current), current_block))
                 current = []
-            current_block = block
+            current_block, current_id = block, block_id
             current.append(node.text_content or "")
-        elif node.tag == "br" and current:
+        elif tag == "br" and current:
             lines.append((_collapsed(current), current_block))
             current = []
     if current:
@@ -485,8 +493,8 @@ def _collapsed(texts: list[str]) -> str:
     return " ".join("".join(texts).split())
 
 
-def _nearest_block(node: Any, stop: Any) -> Any:
-    parent = node.parent
-    while parent is not None and parent.mem_id != stop.mem_id and parent.tag not in _BLOCK_TAGS:
+def _nearest_block(parent: Any, stop_id: int, stop: Any) -> Any:
+    """The nearest block-level node from ``parent`` up (itself included), ``stop`` (id ``stop_id``) at most."""
+    while parent is not None and parent.mem_id != stop_id and parent.tag not in _BLOCK_TAGS:
         parent = parent.parent
     return parent if parent is not None else stop
