@@ -46,6 +46,8 @@ PEER_RUNS = 2
 #: Learning runs per site size (the least CPU time is reported: other work only ever adds to it).
 SPEED_RUNS = 3
 SPEED_HEADING = "## Speed"
+#: Sections of the report written by hand, which a new run keeps (see :func:`keep_written_sections`).
+WRITTEN_SECTIONS = ("## Beside the peers",)
 SPEED_NOTE = (
     "Learning is linear in blocks. The largest shares of its CPU time are term statistics (tokenising and "
     "stemming each distinct text once), block features, clustering, checking each template's rules on its "
@@ -135,10 +137,25 @@ def run(args: argparse.Namespace) -> int:
             report += clustering_section(loaded["spider"])
         if not args.no_speed:
             report += speed_section(loaded, sizes)
+        if args.out.is_file():
+            report = keep_written_sections(args.out.read_text(encoding="utf-8").splitlines(), report)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text("\n".join(report).rstrip("\n") + "\n", encoding="utf-8")
     print(f"\nwrote {args.out}")
     return 0
+
+
+def keep_written_sections(previous: list[str], report: list[str]) -> list[str]:
+    """``report`` with the sections of :data:`WRITTEN_SECTIONS` that ``previous`` has carried over at its
+    end: they are written by hand (from ``docs/benchmarks.md``'s peers), not measured here."""
+    for heading in WRITTEN_SECTIONS:
+        if heading in previous and heading not in report:
+            start = previous.index(heading)
+            end = next((i for i in range(start + 1, len(previous)) if previous[i].startswith("## ")), len(previous))
+            report = [*report, *previous[start:end]]
+            if report[-1]:
+                report.append("")
+    return report
 
 
 def replace_section(lines: list[str], heading: str, section: list[str]) -> list[str]:
