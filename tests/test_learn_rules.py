@@ -214,3 +214,19 @@ def test_a_heading_without_a_body_is_not_an_article():
     found = apply_rules({"templates": [template]}, html=html)
     assert found.text == "The river festival returns"
     assert (found.confident, found.reason) == (False, "no body selected (only the heading)")
+
+
+@pytest.mark.parametrize(
+    "text, words, verdict",
+    [
+        ("one two three", [3, 3], (True, "ok")),
+        ("one two", [3, 9], (False, "too short (2 words, expected 3-9)")),
+        ("a-b-c-d", [1, 4], (True, "ok")),  # 7 characters could be more words than 4: counted, and they are not
+        ("a-b-c-d-e", [1, 4], (False, "too long (5 words, expected 1-4)")),
+        ("supercalifragilistic", [1, 1], (True, "ok")),
+    ],
+)
+def test_the_words_range_is_judged_by_exact_counts(text, words, verdict):
+    template = {"name": "t1", "match": ["main"], "include": ["main"], "words": words}
+    found = apply_rules({"templates": [template]}, html=f"<body><main><p>{text}</p></main></body>")
+    assert (found.confident, found.reason) == verdict

@@ -19,6 +19,7 @@ worker, eval, and — via the same JSON — the bookmarklet) turns rules into ar
 from __future__ import annotations
 
 import datetime as _dt
+import itertools
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -97,6 +98,11 @@ def count_words(text: str) -> int:
     return len(_WORD.findall(text))
 
 
+def _has_words(text: str, count: int) -> bool:
+    """Whether ``text`` has at least ``count`` words (looking at no more of it than that takes)."""
+    return sum(1 for _ in itertools.islice(_WORD.finditer(text), count)) == count
+
+
 # -- the format ------------------------------------------------------------------------------------
 
 
@@ -170,11 +176,15 @@ def apply_rules(rules: dict[str, Any], *, html: str | None = None, page: Page | 
     return _apply_to_html(templates, source)
 
 
-def drop_repeats(items: Sequence[T], text_of: Callable[[T], str]) -> list[T]:
+def drop_repeats(items: Sequence[T], text_of: Callable[[T], str], *, collapsed: bool = False) -> list[T]:
     """The items without those whose text repeats an earlier item's word for word (case and spacing
     aside) and has at least :data:`MIN_REPEAT_WORDS` words: a page that carries its article twice (a
-    hidden teaser copy, a print version) or the same caption under every picture gives it once."""
-    keys = [" ".join(text_of(item).split()).lower() for item in items]  # str.split's whitespace is re's \s
+    hidden teaser copy, a print version) or the same caption under every picture gives it once.
+    ``collapsed``: the texts' whitespace is already single spaces, trimmed (lines read from HTML)."""
+    if collapsed:
+        keys = [text_of(item).lower() for item in items]
+    else:
+        keys = [" ".join(text_of(item).split()).lower() for item in items]  # str.split's whitespace is re's \s
     # Only a text that occurs twice can be a repeat: the others' words need no counting.
     repeated = {key for key, times in Counter(keys).items() if times > 1 and count_words(key) >= MIN_REPEAT_WORDS}
     seen: set[str] = set()
@@ -192,7 +202,7 @@ def _conclude(template: dict[str, Any], name: str, parts: Sequence[tuple[str, st
     """The extraction of an article's (kind, line) parts: its text, its body and the verdict; the
     lines' words are counted only when captions are to be weighed against the rest of the body."""
     text = "\n".join(line for _, line in parts)
-    confident, reason = _judge(template, text, any(kind != HEADING for kind, _ in parts), count_words(text))
+    confident, reason = _judge(template, text, any(kind != HEADING for kind, _ in parts))
     kinds: tuple[str, ...] = (BODY,)
     if any(kind == CAPTION for kind, _ in parts):
         caption_words = sum(count_words(line) for kind, line in parts if kind == CAPTION)
@@ -202,7 +212,7 @@ def _conclude(template: dict[str, Any], name: str, parts: Sequence[tuple[str, st
     return Extraction(text, name, confident, reason, body=body, **found)
 
 
-def _judge(template: dict[str, Any], text: str, has_body: bool, words: int) -> tuple[bool, str]:
+def _judge(template: dict[str, Any], text: str, has_body: bool) -> tuple[bool, str]:
     if not text.strip():
         return False, "nothing selected"
     if not has_body:
@@ -210,6 +220,11 @@ def _judge(template: dict[str, Any], text: str, has_body: bool, words: int) -> t
         # not know (a video or gallery page that shares the site's heading), not an article to return.
         return False, "no body selected (only the heading)"
     low, high = template["words"]
+    # Inside the range, the first `low` words and the text's length settle it (a word and the character
+    # after it take two): counting every word is needed only to say how far outside a page is.
+    if _has_words(text, low) and (len(text) + 1) // 2 <= high:
+        return True, "ok"
+    words = count_words(text)
     if words < low:
         return False, f"too short ({words} words, expected {low}-{high})"
     if words > high:
@@ -349,7 +364,7 @@ def _apply_to_html(templates: Sequence[dict[str, Any]], html: str) -> Extraction
     if template is None:
         return Extraction("", None, False, "no template matched")
     elements, parts = _article_lines(tree, template)
-    return _conclude(template, template["name"], drop_repeats(parts, lambda part: part[1]), elements=elements)
+    return _conclude(template, template["name"], drop_repeats(parts, lambda part: part[1], collapsed=True), elements=elements)
 
 
 def _article_lines(tree: Any, template: dict[str, Any]) -> tuple[list[Any], list[tuple[str, str]]]:
