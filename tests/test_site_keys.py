@@ -2,6 +2,7 @@
 domain to it, and every host is served the same rules (the sample site published under four hosts)."""
 from __future__ import annotations
 
+import json
 from statistics import fmean
 
 import pytest
@@ -9,6 +10,7 @@ import pytest
 from learn_support import sample_pages
 from server import create_app
 from server_support import as_json, settings_for
+from sitewise.cli import main
 from sitewise.learn.learner import SiteLearner
 from sitewise.learn.rules import apply_rules
 from sitewise.learn.site import learn_stored_site
@@ -104,3 +106,22 @@ def test_the_learner_takes_pages_of_several_domains_as_one_site(spread_site):
     assert all(learner.predict(page).confident for page in train)
     # Without a name, the site is the one most pages belong to.
     assert SiteLearner().fit(train).rules_["site"] == "gazette.co.uk"
+
+
+def test_the_alias_command_joins_lists_and_parts(store, monkeypatch, capsys):
+    monkeypatch.setattr("sitewise.store.open_store", lambda settings=None: store)
+    assert main(["alias", "shop.gazettebusiness.com", "news.gazette.co.uk"]) == 0
+    assert store.aliases() == {"gazettebusiness.com": "gazette.co.uk"}
+    capsys.readouterr()
+    assert main(["alias"]) == 0 and capsys.readouterr().out == "gazettebusiness.com -> gazette.co.uk\n"
+    assert main(["alias", "--remove", "gazettebusiness.com"]) == 0 and store.aliases() == {}
+    assert main(["alias", "gazette.co.uk", "www.gazette.co.uk"]) == 2  # one site already: a clear error
+
+
+def test_learning_files_of_several_domains_needs_a_name_for_the_site(spread_site, tmp_path, capsys):
+    for number, page in enumerate(spread_site[0]):
+        (tmp_path / f"{number}.json").write_text(json.dumps(page.to_dict()), encoding="utf-8")
+    assert main(["learn", "--files", str(tmp_path)]) == 2
+    assert "name them one site with --site" in capsys.readouterr().err
+    assert main(["learn", "--files", str(tmp_path), "--site", "gazette", "--out", str(tmp_path / "rules.out")]) == 0
+    assert json.loads((tmp_path / "rules.out").read_text())["site"] == "gazette"
