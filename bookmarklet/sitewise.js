@@ -116,6 +116,7 @@
         if (response.ok) {
           state.upload = body.created ? "stored" : "updated";
           state.pagesStored = body.pages;
+          if (body.site) state.site = body.site;
         } else {
           state.upload = response.status === 429 ? "rate-limited" : "refused: " + (body.message || response.status);
         }
@@ -684,6 +685,9 @@
   }
 
   // The same rule as sitewise.page.site_of: lower-cased host without port and one leading "www.".
+  // The page's host (without one leading "www."): GET /rules/<host> serves the rules of the site it is
+  // part of (its registrable domain, or the site an administrator joined it to), whose name the
+  // upload's answer gives.
   function siteOf(url) {
     var parsed = new URL(url);
     if (parsed.protocol === "file:") return "local";
