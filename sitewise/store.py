@@ -161,10 +161,11 @@ class Store:
 
     def put_alias(self, host: str, site: str) -> tuple[str, str, int]:
         """Join ``host``'s registrable domain to ``site`` (a sister domain: ``foxbusiness.com`` to
-        ``foxnews.com``); returns (domain, site, pages moved). The domain's stored pages move to the site
-        (with their contributors) and its own rules, meta and feedback go: the site is learned anew from
-        all its pages. Aliases stay one step deep: one that pointed at ``host``'s domain now points at
-        ``site``. Raises ValueError when the two are one site already."""
+        ``foxnews.com``); returns (domain, site, pages moved). The domain's stored pages (with their
+        contributors) and readers' feedback move to the site; its own rules go: the site is learned anew
+        from all its pages. Aliases stay one step deep: one that pointed at ``host``'s domain now points
+        at ``site``. Raises ValueError when the two are one site already. Interrupted, it can be run
+        again: a page moved twice is stored once."""
         domain = site_of_host(host)
         site = self.site_key(site)
         if domain == site:
@@ -178,6 +179,12 @@ class Store:
             pipe.execute()
         for page, contributor in pending:
             self.put_page(page, contributor)
+        marks = self.feedback(domain)
+        with self.redis.pipeline(transaction=True) as pipe:
+            if marks:
+                pipe.rpush(_key(site, "feedback"), *(json.dumps(mark, ensure_ascii=False) for mark in marks))
+            pipe.delete(_key(domain, "feedback"))
+            pipe.execute()
         self.delete_site(domain)
         return domain, site, len(pending)
 

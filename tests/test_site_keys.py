@@ -84,11 +84,13 @@ def test_joining_moves_the_stored_pages_and_parting_leaves_them(client, store, s
     sister = [page for page in spread_site[0] if "gazettebusiness.com" in page.url]
     for page in sister:
         store.put_page(page, contributor="reader-1")
+    store.add_feedback("gazettebusiness.com", {"url": sister[0].url, "kind": "not_article", "selector": "p.promo"})
     assert store.page_count("gazettebusiness.com") == len(sister)
     body = join(client, "www.gazettebusiness.com", "gazette.co.uk", **ADMIN).get_json()
     assert body == {"domain": "gazettebusiness.com", "site": "gazette.co.uk", "pages_moved": len(sister), "learning": "not_due"}
     assert store.sites() == ["gazette.co.uk"] and store.page_count("gazettebusiness.com") == 0
     assert set(store.contributors("gazette.co.uk").values()) == {"reader-1"}
+    assert [mark["selector"] for mark in store.feedback("gazette.co.uk")] == ["p.promo"]  # readers' marks move too
     assert client.get("/api/admin/aliases", headers=ADMIN).get_json() == {"aliases": {"gazettebusiness.com": "gazette.co.uk"}}
     assert join(client, "gazette.co.uk", "news.gazette.co.uk", **ADMIN).status_code == 409
     # A domain joined to one that is itself joined later follows it: aliases stay one step deep.
