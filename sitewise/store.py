@@ -170,7 +170,8 @@ class Store:
         site = self.site_key(site)
         if domain == site:
             raise ValueError(f"{host} is part of {site} already")
-        pending = [(page, self.contributors(domain).get(page.key)) for page in self.pages(domain)]
+        contributors = self.contributors(domain)
+        pending = [(page, contributors.get(page.key)) for page in self.pages(domain)]
         followers = [name for name, target in self.aliases().items() if target == domain]
         with self.redis.pipeline(transaction=True) as pipe:
             pipe.hset(ALIASES, domain, site)
