@@ -116,6 +116,7 @@
         if (response.ok) {
           state.upload = body.created ? "stored" : "updated";
           state.pagesStored = body.pages;
+          if (body.site) state.site = body.site;
         } else {
           state.upload = response.status === 429 ? "rate-limited" : "refused: " + (body.message || response.status);
         }
@@ -145,17 +146,20 @@
   // the first template whose match selectors each select at least one block applies; a block is
   // article when its element or an ancestor matches an include selector and none matches an exclude
   // one, or when it matches a heading selector (headline, byline, date line: even inside an exclude);
-  // a passage repeated word for word is kept once (dropRepeats). The result counts only when its
-  // word count is in the template's usual range; otherwise the server decides (MSS).
+  // a passage repeated word for word is kept once (dropRepeats). The result counts only when it has
+  // body blocks and its word count is in the template's usual range; otherwise the server decides (MSS).
   function articleByRules(rules) {
     if (rules.format !== RULES_FORMAT) return null;  // a format this script does not know: the server decides
     try {
       var template = chooseTemplate(rules.templates || []);
       if (!template) return null;
-      var chosen = dropRepeats(union(selectBlocks(template.include, template.exclude || []), selectBlocks(template.heading || [], [])));
+      var heading = new Set(selectBlocks(template.heading || [], []));
+      var chosen = dropRepeats(union(selectBlocks(template.include, template.exclude || []), Array.from(heading)));
       var words = countWords(chosen.map(function (i) { return page.blocks[i].text; }).join("\n"));
       var range = template.words || [0, Infinity];
-      if (!chosen.length || words < range[0] || words > range[1]) return null;
+      // A heading with no body (a video page sharing the site's headline) is not an article either.
+      var hasBody = chosen.some(function (i) { return !heading.has(i); });
+      if (!hasBody || words < range[0] || words > range[1]) return null;
     } catch (error) {
       return null;  // a selector this browser cannot parse: let the server decide instead
     }
@@ -681,6 +685,9 @@
   }
 
   // The same rule as sitewise.page.site_of: lower-cased host without port and one leading "www.".
+  // The page's host (without one leading "www."): GET /rules/<host> serves the rules of the site it is
+  // part of (its registrable domain, or the site an administrator joined it to), whose name the
+  // upload's answer gives.
   function siteOf(url) {
     var parsed = new URL(url);
     if (parsed.protocol === "file:") return "local";

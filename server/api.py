@@ -28,6 +28,8 @@ MAX_FEEDBACK_TEXT_CHARS = 10_000
 MAX_SELECTOR_CHARS = 4_000
 #: The learner's vocabulary (docs/rules.md): a highlighted block that is not article, article left out.
 FEEDBACK_KINDS = ("not_article", "missing")
+#: An alias is one host name: a kB is plenty.
+MAX_ALIAS_BYTES = 1_000
 #: Site listings are paged.
 DEFAULT_SITES_LIMIT = 100
 MAX_SITES_LIMIT = 1000
@@ -45,9 +47,10 @@ def _status(info: dict[str, Any]) -> dict[str, Any]:
 
 
 def checked_site(site: str) -> str:
+    """The site key of a host named in a request path (any of the site's hosts, or an alias), or 400."""
     if not is_site_name(site):
         raise ApiError.bad_field("site", "must be a host name as given by the page URL")
-    return site.lower()
+    return services().store.site_key(site)
 
 
 def known_site(site: str) -> dict[str, Any]:
@@ -236,7 +239,7 @@ def feedback() -> tuple[Response, int]:
     svc.uploads.check(client_id(), "uploads")
     svc.storage.check()
     site, record = validate_feedback(read_json(request, MAX_FEEDBACK_BYTES))
-    known_site(site)
+    site = known_site(site)["site"]
     svc.site_marks.check(f"{client_id()}:{site}", f"marks on {site} today")
     record["url"] = private_url(record["url"], svc.url_params)
     # Marks count by distinct contributor (sitewise.trust.agreed_marks): one address is one voice.
@@ -359,3 +362,44 @@ def admin_reject_held(site: str) -> Response:
         raise _nothing_held(info["site"])
     log.warning("admin rejected the held rules of %s", info["site"])
     return jsonify({"site": info["site"], "rejected": True, "rule_version": info["rule_version"]})
+
+@blueprint.get("/admin/aliases")
+@admin_only
+def admin_aliases() -> Response:
+    """Sister domains joined to a site: registrable domain → site."""
+    return jsonify({"aliases": services().store.aliases()})
+
+
+@blueprint.put("/admin/aliases/<host>")
+@admin_only
+def admin_put_alias(host: str) -> Response:
+    """Join ``host``'s registrable domain to the site named by ``{"site": ...}`` (``foxbusiness.com`` to
+    ``foxnews.com``): its pages move there, and the site is re-learned from them all. Only the admin
+    token can do this: a reader's upload never decides which site a page is part of."""
+    data = read_json(request, MAX_ALIAS_BYTES)
+    site = data.get("site") if isinstance(data, dict) else None
+    if not isinstance(site, str) or not is_site_name(site):
+        raise ApiError.bad_field("site", "must be the host name of the site to join")
+    if not is_site_name(host):
+        raise ApiError.bad_field("host", "must be a host name")
+    svc = services()
+    try:
+        domain, joined, moved = svc.store.put_alias(host, site)
+    except ValueError as exc:
+        raise ApiError(409, "same_site", str(exc)) from None
+    learning = "not_due"
+    if moved and learning_due(svc.store.site_info(joined), svc.settings):
+        learning = "queued" if _request_learning(joined, "alias") else "failed"
+    log.warning("admin joined %s to %s (%d pages moved)", domain, joined, moved)
+    return jsonify({"domain": domain, "site": joined, "pages_moved": moved, "learning": learning})
+
+
+@blueprint.delete("/admin/aliases/<host>")
+@admin_only
+def admin_delete_alias(host: str) -> Response:
+    """Part ``host``'s domain from the site it was joined to (its pages stay with that site)."""
+    if not is_site_name(host):
+        raise ApiError.bad_field("host", "must be a host name")
+    if not services().store.delete_alias(host):
+        raise ApiError(404, "unknown_alias", f"{host} is not joined to another site", host=host)
+    return jsonify({"host": host, "deleted": True})

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sitewise.page import MAX_HTML_CHARS, Page, PageError, site_of
+from sitewise.page import MAX_HTML_CHARS, Page, PageError, host_of
 from sitewise.pipeline import Article
 from sitewise.pipeline import find_article as pipeline_find_article
 
@@ -57,10 +57,10 @@ def extract_request(data: Any) -> dict[str, Any]:
         raise ApiError.bad_field("(request)", "give page (a collected page) or html")
     site = None
     if page is not None:
-        site = page.site
+        site = services().store.site_key(page.url)
     elif url:
         try:
-            site = site_of(url)
+            site = services().store.site_key(host_of(url))
         except PageError as exc:
             raise ApiError.bad_field("url", exc.reason) from None
     return find_article(page, html, site).to_json()

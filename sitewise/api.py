@@ -262,7 +262,8 @@ def load_rules(source: RulesSource, site: str | None = None) -> dict[str, Any] |
     if isinstance(source, dict):
         return _validated(source)
     if callable(getattr(source, "rules", None)):  # a Store (duck-typed: importing it loads redis)
-        return source.rules(_needed_site(site))
+        # the site an administrator joined this domain to, if any
+        return source.rules(source.site_key(_needed_site(site)))
     raise InputError(f"rules must be a rule set, a JSON file, a store or a server URL, not {type(source).__name__}")
 
 
@@ -304,20 +305,22 @@ def _fetch_rules(server: str, site: str) -> dict[str, Any] | None:
 # -- learn -------------------------------------------------------------------------------------------
 
 
-def learn(pages: Iterable["Page | dict[str, Any] | str | Path"]) -> dict[str, Any]:
+def learn(pages: Iterable["Page | dict[str, Any] | str | Path"], *, site: str | None = None) -> dict[str, Any]:
     """A site's rule set, learned from its collected pages (``sitewise collect`` or the bookmarklet
     record them: blocks with their CSS and boxes; HTML alone is not enough). ``pages``: :class:`Page`
-    objects, page dicts (the JSON format of ``docs/api.md``) or paths to page JSON files, all of one
-    site; a handful (5 or more) is enough. Pass the result as :func:`extract`'s ``rules``.
+    objects, page dicts (the JSON format of ``docs/api.md``) or paths to page JSON files; a handful
+    (5 or more) is enough. They are learned as one site, whatever their hosts (``bbc.co.uk`` and
+    ``bbc.com``), named ``site`` (by default the registrable domain most of them have), with a template
+    per layout. Pass the result as :func:`extract`'s ``rules``.
 
-    Raises :class:`InputError` when the pages cannot be learned from (none, broken, several sites, no
-    article the learner can find).
+    Raises :class:`InputError` when the pages cannot be learned from (none, broken, no article the
+    learner can find).
     """
     from .learn.learner import LearnError, SiteLearner
 
     loaded = [_page(page) for page in pages]
     try:
-        rules = SiteLearner().fit(loaded).rules_
+        rules = SiteLearner().fit(loaded, site=site).rules_
     except LearnError as exc:
         raise InputError(f"cannot learn: {exc}") from None
     if not rules["templates"]:

@@ -13,7 +13,7 @@ from .api import SitewiseError
 
 #: Sub-command modules, in the order ``sitewise --help`` lists them.
 COMMANDS = (
-    "demo", "up", "collect", "import_spider", "learn", "rules", "extract", "train_mss", "eval", "bench",
+    "demo", "up", "collect", "import_spider", "learn", "alias", "rules", "extract", "train_mss", "eval", "bench",
 )
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from .extractors import Document, Extractor, get_extractor
-from .manifest import Entry, read_manifest
+from .manifest import GROUPINGS, Entry, read_manifest
 from .metrics import Score, Summary, shingle_counts, shingle_prf, word_prf
 
 log = logging.getLogger(__name__)
@@ -252,14 +252,20 @@ def evaluate(
     cache_dir: Path | None = DEFAULT_RENDER_CACHE,
     progress: bool = True,
     options: dict[str, Any] | None = None,
+    group_by: str = "registrable",
 ) -> EvalResult:
     """Run one extractor over a manifest and score it (nothing is written; see :func:`write_outputs`).
 
     ``where`` keeps only pages whose manifest fields have these values (``{"official_split": "train"}``);
-    a per-site learner's ``split: train`` pages are kept for training whatever it says."""
+    a per-site learner's ``split: train`` pages are kept for training whatever it says. ``group_by`` says
+    what one site is for per-site learners (``sitewise.manifest.Entry.group``): by default a registrable
+    domain, as the server keys sites."""
     prototype = get_extractor(extractor_name, **(options or {}))
+    everything = read_manifest(manifest, group_by)
+    if group_by not in GROUPINGS and not any(group_by in entry.raw for entry in everything):
+        raise ValueError(f"--group-by {group_by}: no page of {manifest} has that field (or use {', '.join(GROUPINGS)})")
     entries = [
-        entry for entry in read_manifest(manifest)
+        entry for entry in everything
         if _fields_match(entry, where or {}) or (prototype.per_site and entry.split == "train")
     ]
     scored, training = select_entries(entries, per_site=prototype.per_site, only_split=only_split, limit=limit)

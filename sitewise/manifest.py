@@ -12,6 +12,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
+from .page import site_of_host
+
+
+#: Ways of grouping a manifest's pages into sites besides a manifest field's name (:attr:`Entry.group`).
+GROUPINGS = ("registrable", "host")
+
 
 class ManifestError(ValueError):
     """A manifest line or a file it names is missing or malformed."""
@@ -27,13 +33,25 @@ class Entry:
     split: str | None
     root: Path
     raw: dict[str, Any] = field(repr=False)
+    #: What one site is for per-site learners (:data:`GROUPINGS`, or the name of a manifest field).
+    grouping: str = "host"
 
     @property
     def group(self) -> str | None:
-        """The per-site split's group: ``collection:site`` for spider, else the site."""
-        if self.site and self.raw.get("collection"):
-            return f"{self.raw['collection']}:{self.site}"
-        return self.site
+        """The site this page is learned and scored with, by :attr:`grouping`: its host (the manifest's
+        ``site``, as the per-site split was made), the host's registrable domain (what the server calls a
+        site: news.bbc.co.uk and www.bbc.co.uk are one), or a manifest field's value; prefixed with the
+        ``collection`` for spider."""
+        if self.grouping == "host":
+            key = self.site
+        elif self.grouping == "registrable":
+            key = site_of_host(self.site) if self.site else None
+        else:
+            value = self.raw.get(self.grouping)
+            key = None if value is None else str(value)
+        if key and self.raw.get("collection"):
+            return f"{self.raw['collection']}:{key}"
+        return key
 
     @property
     def mismatch(self) -> bool:
@@ -65,24 +83,25 @@ class Entry:
         return read_bytes(self.root / path).decode("utf-8") if path else None
 
 
-def read_manifest(path: str | Path) -> list[Entry]:
-    """All entries of a manifest file (or of ``DIR/manifest.jsonl`` when given a folder)."""
+def read_manifest(path: str | Path, grouping: str = "host") -> list[Entry]:
+    """All entries of a manifest file (or of ``DIR/manifest.jsonl`` when given a folder), grouped into
+    sites by ``grouping`` (see :attr:`Entry.group`)."""
     path = Path(path)
     if path.is_dir():
         path = path / "manifest.jsonl"
     if not path.is_file():
         raise ManifestError(f"no manifest at {path}")
-    return list(_entries(path))
+    return list(_entries(path, grouping))
 
 
-def _entries(path: Path) -> Iterator[Entry]:
+def _entries(path: Path, grouping: str) -> Iterator[Entry]:
     with path.open(encoding="utf-8") as handle:
         for number, line in enumerate(handle, 1):
             if not line.strip():
                 continue
             try:
                 raw = json.loads(line)
-                yield Entry(raw["id"], raw.get("site"), raw.get("url"), raw.get("split"), path.parent, raw)
+                yield Entry(raw["id"], raw.get("site"), raw.get("url"), raw.get("split"), path.parent, raw, grouping)
             except (json.JSONDecodeError, KeyError, TypeError) as exc:
                 raise ManifestError(f"{path}:{number}: {exc}") from None
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import copy
 import datetime as _dt
+import functools
+import ipaddress
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -73,12 +75,11 @@ class PageError(ValueError):
         self.reason = reason
 
 
-def site_of(url: str) -> str:
-    """The site a URL belongs to: its host, lower-cased, without port and without one leading ``www.``.
+def host_of(url: str) -> str:
+    """A URL's host: lower-cased, without port, trailing dot and one leading ``www.``.
 
-    ``https://WWW.Example.co.uk:8080/a`` → ``example.co.uk``; ``http://news.bbc.co.uk/x`` →
-    ``news.bbc.co.uk`` (sub-domains are separate sites: they usually have their own templates).
-    A local file has the site ``local``. Raises :class:`PageError` for a URL with no host.
+    ``https://WWW.Example.co.uk:8080/a`` → ``example.co.uk``. A local file has the host ``local``.
+    Raises :class:`PageError` for a URL with no host.
     """
     try:
         parts = urlsplit(url.strip())
@@ -90,6 +91,49 @@ def site_of(url: str) -> str:
     if not host:
         raise PageError("url", f"no host in {url!r}")
     return host[4:] if host.startswith("www.") and len(host) > 4 else host
+
+
+def site_of(url: str) -> str:
+    """The site a URL belongs to: the registrable domain of its host (:func:`site_of_host`).
+
+    ``http://news.bbc.co.uk/x`` and ``https://www.bbc.co.uk/`` → ``bbc.co.uk``; ``money.cnn.com`` →
+    ``cnn.com``. Sister domains (``foxnews.com``, ``foxbusiness.com``) stay apart here; an administrator
+    joins them with an alias (``sitewise.store.Store.site_key``). Raises :class:`PageError` for a URL
+    with no host.
+    """
+    return site_of_host(host_of(url))
+
+
+@functools.lru_cache(maxsize=1)
+def _public_suffixes() -> Any:
+    # The snapshot the publicsuffixlist package bundles: nothing is fetched, ever.
+    from publicsuffixlist import PublicSuffixList
+
+    return PublicSuffixList()
+
+
+@functools.lru_cache(maxsize=65_536)
+def site_of_host(host: str) -> str:
+    """The site of a host: its registrable domain by the Public Suffix List (private suffixes included,
+    so ``a.blogspot.com`` and ``b.blogspot.com`` are two sites, as their owners are two people), lower-
+    cased. An IP address, a single label (``localhost``) and a public suffix itself are their own site.
+
+    A reader means the whole of ``bbc.co.uk`` by "the BBC's site": its subdomains (``news.``, ``www.``)
+    share its layouts, and the learner keeps a template per layout wherever the pages came from.
+    """
+    host = host.strip().rstrip(".").lower()
+    host = host[4:] if host.startswith("www.") and len(host) > 4 else host
+    if _is_ip_address(host):
+        return host
+    return _public_suffixes().privatesuffix(host) or host
+
+
+def _is_ip_address(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host.strip("[]"))
+    except ValueError:
+        return False
+    return True
 
 
 @dataclass

@@ -1,12 +1,14 @@
 """The store: pages per site, versioned rules and reader feedback, in Redis.
 
-Key layout (every key starts with ``sw:``; ``{site}`` is a site name as given by ``sitewise.page.site_of``):
+Key layout (every key starts with ``sw:``; ``{site}`` is a site key as given by :meth:`Store.site_key`:
+a registrable domain, ``sitewise.page.site_of``, or the site an administrator's alias joins it to):
 
 =================================  ======  =====================================================
 key                                type    holds
 =================================  ======  =====================================================
 ``sw:sites``                       zset    site → time of its last page upload (unix seconds)
 ``sw:contributor-salt``            string  random salt of contributor tags (made once)
+``sw:aliases``                     hash    registrable domain → the site it is part of (admin only)
 ``sw:site:{site}:pages``           hash    page key (canonical URL, else URL) → zlib(page JSON)
 ``sw:site:{site}:order``           zset    page key → time stored; beyond the cap the oldest pages that
                                            did not teach the current rules go first
@@ -38,11 +40,12 @@ from typing import Any, Iterator
 import redis
 
 from .config import Settings
-from .page import Page, PageError
+from .page import Page, PageError, site_of, site_of_host
 from .redis_conn import connect
 
 PREFIX = "sw:"
 SITES = PREFIX + "sites"
+ALIASES = PREFIX + "aliases"
 CONTRIBUTOR_SALT = PREFIX + "contributor-salt"
 #: Fields of feedback and rules are JSON; pages are compressed (they are large and rarely read).
 _ZLIB_LEVEL = 6
@@ -110,7 +113,7 @@ class Store:
         (``PutResult.stored`` is False), so nobody can swap a page another reader taught the site.
         Learning weighs contributors so that no single one outvotes the others. ``now``: the time stored.
         """
-        site, key = page.site, page.key
+        site, key = self.site_key(page.url), page.key
         blob = zlib.compress(json.dumps(page.to_dict(), ensure_ascii=False).encode("utf-8"), _ZLIB_LEVEL)
         now = time.time() if now is None else now
         keys = [_key(site, kind) for kind in ("pages", "contributors", "order")] + [SITES, _key(site, "meta")]
@@ -203,6 +206,52 @@ class Store:
         return int(memory.get("used_memory", 0)), int(memory.get("maxmemory", 0))
 
     # -- sites ---------------------------------------------------------------------------------
+
+    def site_key(self, url_or_host: str) -> str:
+        """The site a URL or host belongs to here: its registrable domain (``sitewise.page.site_of``),
+        or the site an administrator joined that domain to (:meth:`put_alias`). Every page, rule set and
+        feedback mark of ``news.bbc.co.uk``, ``www.bbc.co.uk`` and ``bbc.co.uk`` is under one key."""
+        domain = site_of(url_or_host) if "://" in url_or_host else site_of_host(url_or_host)
+        joined = self.redis.hget(ALIASES, domain)
+        return joined.decode() if joined is not None else domain
+
+    def aliases(self) -> dict[str, str]:
+        """Registrable domain → the site an administrator joined it to."""
+        return {k.decode(): v.decode() for k, v in self.redis.hgetall(ALIASES).items()}
+
+    def put_alias(self, host: str, site: str) -> tuple[str, str, int]:
+        """Join ``host``'s registrable domain to ``site`` (a sister domain: ``foxbusiness.com`` to
+        ``foxnews.com``); returns (domain, site, pages moved). The domain's stored pages (with their
+        contributors) and readers' feedback move to the site; its own rules go: the site is learned anew
+        from all its pages. Aliases stay one step deep: one that pointed at ``host``'s domain now points
+        at ``site``. Raises ValueError when the two are one site already. Interrupted, it can be run
+        again: a page moved twice is stored once."""
+        domain = site_of_host(host)
+        site = self.site_key(site)
+        if domain == site:
+            raise ValueError(f"{host} is part of {site} already")
+        contributors = self.contributors(domain)
+        pending = [(page, contributors.get(page.key)) for page in self.pages(domain)]
+        followers = [name for name, target in self.aliases().items() if target == domain]
+        with self.redis.pipeline(transaction=True) as pipe:
+            pipe.hset(ALIASES, domain, site)
+            for name in followers:
+                pipe.hset(ALIASES, name, site)
+            pipe.execute()
+        for page, contributor in pending:
+            self.put_page(page, contributor)
+        marks = self.feedback(domain)
+        with self.redis.pipeline(transaction=True) as pipe:
+            if marks:
+                pipe.rpush(_key(site, "feedback"), *(json.dumps(mark, ensure_ascii=False) for mark in marks))
+            pipe.delete(_key(domain, "feedback"))
+            pipe.execute()
+        self.delete_site(domain)
+        return domain, site, len(pending)
+
+    def delete_alias(self, host: str) -> bool:
+        """Part ``host``'s registrable domain from the site it was joined to (pages stay with that site)."""
+        return bool(self.redis.hdel(ALIASES, site_of_host(host)))
 
     def sites(self) -> list[str]:
         """Known sites, most recently updated first."""

@@ -181,13 +181,16 @@ def test_learn_takes_pages_dicts_and_files_of_one_site(tmp_path, sample_site, sa
     assert from_files["templates"] == from_dicts["templates"] == sample_rules["templates"]
 
 
-def test_learn_refuses_what_it_cannot_learn_from(sample_site, tmp_path):
+def test_learn_takes_pages_of_several_hosts_as_one_named_site(sample_site):
     pages = [page for page, _ in sample_pages(sample_site, base=BASE).values()]
+    other = [page for page, _ in sample_pages(sample_site, base="http://other.test").values()]
+    rules = sitewise.learn(pages[:4] + other[:4], site="sample.test")
+    assert rules["site"] == "sample.test" and rules["templates"]
+
+
+def test_learn_refuses_what_it_cannot_learn_from(tmp_path):
     with pytest.raises(sitewise.InputError, match="no pages"):
         sitewise.learn([])
-    other = [page for page, _ in sample_pages(sample_site, base="http://other.test").values()]
-    with pytest.raises(sitewise.InputError, match="several sites"):
-        sitewise.learn(pages[:3] + other[:3])
     with pytest.raises(sitewise.InputError, match="url"):
         sitewise.learn([{"format": 1, "blocks": []}])
     with pytest.raises(sitewise.InputError, match="cannot read page file"):

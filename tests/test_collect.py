@@ -240,7 +240,7 @@ def test_stored_page_is_served_at_its_url_with_the_network_blocked(collector):
     for resource in ("stylesheet", "script", "image", "fetch"):
         assert f"{resource} blocked" in notes
     assert not [note for note in notes if "LOADED" in note]
-    assert page.url == "https://news.example.com/2024/story.html" and page.site == "news.example.com"
+    assert page.url == "https://news.example.com/2024/story.html" and page.site == "example.com"
 
 
 def test_pages_that_navigate_away_or_open_dialogs_stay(collector):

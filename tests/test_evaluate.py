@@ -67,6 +67,27 @@ def test_where_selects_pages_by_any_manifest_field_and_keeps_training_pages(tmp_
     assert evaluate(manifest, "remember", where={"subset": "none"}, progress=False).pages == []
 
 
+@pytest.mark.parametrize(
+    "group_by, learned_from",
+    [
+        ("registrable", ["sample/0 sample/1", "sample/0 sample/1", "sample/2"]),  # as the server keys sites
+        ("host", ["sample/0", "sample/1", "sample/2"]),  # as the manifest's per-site split was made
+        ("brand", ["sample/0 sample/1 sample/2"] * 3),  # a field names the site: a sister domain joined
+    ],
+)
+def test_sites_are_grouped_by_registrable_domain_host_or_field(tmp_path, sample_site, remember_extractor, group_by, learned_from):
+    articles = [sample_site.pages[p] for p in sample_site.article_paths[:6]]
+    manifest = write_manifest(tmp_path, "gazette.test", [(page, "train" if n < 3 else "test") for n, page in enumerate(articles)])
+    lines = [json.loads(line) for line in manifest.read_text().splitlines()]
+    for line, host in zip(lines, ["news.gazette.co.uk", "gazette.co.uk", "gazette.com"] * 2):
+        line.update(site=host, brand="gazette")
+    manifest.write_text("\n".join(json.dumps(line) for line in lines))
+    result = evaluate(manifest, "remember", group_by=group_by, progress=False)
+    assert [p.text for p in result.pages] == learned_from
+    with pytest.raises(ValueError, match="no page of"):
+        evaluate(manifest, "remember", group_by="publisher", progress=False)
+
+
 def test_reports_are_written(tmp_path, sample_site, remember_extractor):
     articles = [sample_site.pages[p] for p in sample_site.article_paths[:2]]
     manifest = write_manifest(tmp_path, "gazette.test", [(articles[0], "train"), (articles[1], "test")])

@@ -134,3 +134,99 @@ def test_a_malformed_block_selector_matches_nothing(page):
     page.blocks[3].selector = "body div[["
     found = apply_rules(RULES, page=page)
     assert found.template == "story"
+
+
+# -- the HTML path, line by line ---------------------------------------------------------------------------
+
+#: One page with every case the HTML path handles: text that never counts (script, style, noscript,
+#: template, hidden and hidden inside hidden), inline elements merged into their line, <br> lines,
+#: whitespace, excludes, a heading inside an exclude, captions by tag and by class or id in any case
+#: (and one too deep to be one), repeats short and long, tables, lists, a second include element.
+EVERY_CASE_HTML = """<!DOCTYPE html><html><head><title>T</title><style>p{}</style><script>var a=1;</script></head><body>
+<div id="top"><h1 class="Headline">The river festival returns</h1><p class="byline">By Ada Brook<br>May 4, 2013</p></div>
+<article class="story">
+ <noscript><p>Enable scripts to read this story in full.</p></noscript>
+ <div hidden><p>The hidden teaser copy of the story, never shown.</p><div hidden><p>nested hidden</p></div></div>
+ <template><p>template text never counts</p></template>
+ <p>Record crowds came to the <a href="/x">river festival</a> on Saturday, <b>despite</b> the rain.</p>
+ <div class="share-bar"><a>Facebook</a> <a>Twitter</a><p class="byline">Updated May 5, 2013</p></div>
+ <figure><img src="a.jpg"><figcaption>Boats on the river at dawn. <span>Photo: Ada Brook</span></figcaption></figure>
+ <div class="PhotoCREDIT"><span>Credit line in capitals</span></div>
+ <div id="main-Caption-wrap"><div><p>A caption two levels down.</p></div></div>
+ <div><div><div class="caption"><div><div><p>Too deep to be a caption here.</p></div></div></div></div></div>
+ <p>Organisers said   the
+ festival drew more than ten thousand people.<br>A second line after a break.<br><br></p>
+ <ul><li>First item of a list</li><li>Second <i>item</i> of a list</li></ul>
+ <p>Record crowds came to the river festival on Saturday, despite the rain.</p>
+ <p>Q:</p><p>Q:</p>
+ <script>document.write("no")</script><style>.x{}</style>
+ <div class="ad">Advertisement <div>Buy things now please today</div></div>
+ <table><tr><td>cell one</td><td>cell <em>two</em></td></tr></table>
+ <p>The end of the story, told in one last long line of text.</p>
+</article>
+<aside class="story"><p>Second include element: a related story teaser with words.</p></aside>
+</body></html>"""
+EVERY_CASE_TEMPLATES = [
+    {"name": "none", "match": ["div.nowhere"], "include": ["div.nowhere"], "words": [1, 1000]},
+    {"name": "t1", "match": ["article.story"], "include": [".story"], "exclude": ["div.share-bar", "div.ad"],
+     "heading": ["h1", "p.byline"], "words": [1, 1000]},
+]
+
+
+def test_the_html_path_gives_exactly_the_lines_of_the_definition():
+    # The expected values are what the implementation before the fast path gave (e715af9): making it
+    # faster must not change a character.
+    found = apply_rules({"templates": EVERY_CASE_TEMPLATES}, html=EVERY_CASE_HTML)
+    assert (found.template, found.confident, found.reason, len(found.elements)) == ("t1", True, "ok", 2)
+    assert found.text.split("\n") == [
+        "The river festival returns",
+        "By Ada Brook",
+        "May 4, 2013",
+        "Updated May 5, 2013",
+        "Record crowds came to the river festival on Saturday, despite the rain.",
+        "Boats on the river at dawn. Photo: Ada Brook",
+        "Credit line in capitals",
+        "A caption two levels down.",
+        "Too deep to be a caption here.",
+        "Organisers said the festival drew more than ten thousand people.",
+        "A second line after a break.",
+        "First item of a list",
+        "Second item of a list",
+        "Q:",
+        "Q:",
+        "cell one",
+        "cell two",
+        "The end of the story, told in one last long line of text.",
+        "Second include element: a related story teaser with words.",
+    ]
+    # The body: without the heading's four lines and the three captions (a figcaption, a credit, and a
+    # caption two levels up; the one five levels up is too far to count).
+    assert found.body.split("\n") == found.text.split("\n")[4:5] + found.text.split("\n")[8:]
+    plain = apply_rules({"templates": [dict(EVERY_CASE_TEMPLATES[1], heading=[], words=[1, 5])]}, html=EVERY_CASE_HTML)
+    assert (plain.confident, plain.reason) == (False, "too long (91 words, expected 1-5)")
+    assert plain.text.split("\n") == found.text.split("\n")[4:]  # the same body, without the heading
+
+
+def test_a_heading_without_a_body_is_not_an_article():
+    # A video page of the site: its headline is where the rules look for one, its body is not.
+    html = "<body><article class='story'><h1>The river festival returns</h1><div class='player'>Play</div></article></body>"
+    template = {"name": "t1", "match": ["article.story"], "include": ["div.story-body"], "heading": ["h1"], "words": [1, 100]}
+    found = apply_rules({"templates": [template]}, html=html)
+    assert found.text == "The river festival returns"
+    assert (found.confident, found.reason) == (False, "no body selected (only the heading)")
+
+
+@pytest.mark.parametrize(
+    "text, words, verdict",
+    [
+        ("one two three", [3, 3], (True, "ok")),
+        ("one two", [3, 9], (False, "too short (2 words, expected 3-9)")),
+        ("a-b-c-d", [1, 4], (True, "ok")),  # 7 characters could be more words than 4: counted, and they are not
+        ("a-b-c-d-e", [1, 4], (False, "too long (5 words, expected 1-4)")),
+        ("supercalifragilistic", [1, 1], (True, "ok")),
+    ],
+)
+def test_the_words_range_is_judged_by_exact_counts(text, words, verdict):
+    template = {"name": "t1", "match": ["main"], "include": ["main"], "words": words}
+    found = apply_rules({"templates": [template]}, html=f"<body><main><p>{text}</p></main></body>")
+    assert (found.confident, found.reason) == verdict

@@ -1,6 +1,6 @@
 import pytest
 
-from sitewise.page import Page, PageError, site_of
+from sitewise.page import Page, PageError, host_of, site_of
 
 
 def block(**overrides):
@@ -23,14 +23,25 @@ def page(**overrides):
     "url, site",
     [
         ("https://WWW.Example.co.uk:8080/a?b", "example.co.uk"),
-        ("http://news.bbc.co.uk/x", "news.bbc.co.uk"),
+        ("http://news.bbc.co.uk/x", "bbc.co.uk"),
+        ("http://money.cnn.com/2011/a.html", "cnn.com"),
+        ("http://a.b.news.yahoo.com/", "yahoo.com"),
         ("http://www/x", "www"),
         ("file:///tmp/a.html", "local"),
         ("http://example.com./", "example.com"),
+        ("http://alice.blogspot.com/p", "alice.blogspot.com"),  # a private suffix: one site per blog
+        ("http://127.0.0.1:5000/a", "127.0.0.1"),
+        ("http://[::1]:8080/a", "::1"),
+        ("http://localhost/a", "localhost"),
+        ("http://co.uk/", "co.uk"),  # a public suffix is its own site
     ],
 )
 def test_site_rule(url, site):
     assert site_of(url) == site
+
+
+def test_host_keeps_subdomains():
+    assert host_of("http://WWW.News.BBC.co.uk:80/x") == "news.bbc.co.uk"
 
 
 def test_site_rule_rejects_url_without_host():

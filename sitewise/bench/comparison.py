@@ -444,7 +444,7 @@ def load_set(spec: SetSpec, limit: int | None) -> _Loaded:
     from ..evaluate import load_documents, select_entries
     from ..manifest import read_manifest
 
-    entries = read_manifest(spec.manifest)
+    entries = read_manifest(spec.manifest, "registrable")  # sites as the server and `sitewise eval` key them
     if spec.per_site:
         scored, training = select_entries(entries, per_site=True, only_split=spec.value, limit=limit)
     else:

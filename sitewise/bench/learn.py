@@ -12,7 +12,8 @@ and writes ``docs/bench-learn.md``:
    eps 0.5, min_samples 1) against ours, on each site's training pages: how many clusters, and how much of
    the article text (blocks whose words are in the truth) the single best cluster holds;
 4. **speed**: learning time for a site of 20, 100, 1000 pages (blocks already collected: copies of a
-   spider site's pages, their own text made unique per copy), and applying rules to a ~100 KB page.
+   spider site's pages, their own text made unique per copy), and applying rules to every test page with
+   HTML, beside parsing it alone and trafilatura on it.
    ``--speed-only`` re-times just this and replaces the Speed section of the existing report.
 
 Dragnet pages are rendered with the collector (the eval harness's render cache makes re-runs quick).
@@ -38,11 +39,15 @@ CURVE_SIZES: tuple[int | None, ...] = (1, 2, 3, 5, 8, None)
 SPEED_SIZES = (20, 100, 1000)
 #: The spider site copied to make large sites for the speed measurement (real CSS, 16 pages).
 SPEED_SOURCE = "techcrunch:techcrunch.com"
-#: Runs of apply_rules timed per page (the median is reported).
-APPLY_RUNS = 50
+#: Runs of apply_rules (and of parsing alone) timed per page: the least is kept.
+APPLY_RUNS = 5
+#: ... and of trafilatura, some 20 times slower: fewer runs suffice for its least.
+PEER_RUNS = 2
 #: Learning runs per site size (the least CPU time is reported: other work only ever adds to it).
 SPEED_RUNS = 3
 SPEED_HEADING = "## Speed"
+#: Sections of the report written by hand, which a new run keeps (see :func:`keep_written_sections`).
+WRITTEN_SECTIONS = ("## Beside the peers",)
 SPEED_NOTE = (
     "Learning is linear in blocks. The largest shares of its CPU time are term statistics (tokenising and "
     "stemming each distinct text once), block features, clustering, checking each template's rules on its "
@@ -93,10 +98,19 @@ class Site:
 class SiteScore:
     site: str
     pages: int
-    f1: list[float]
+    scores: list[Any]  # sitewise.metrics.Score per test page, rules alone
     paths: Counter
-    f1_fallback: list[float] = field(default_factory=list)
+    scores_fallback: list[Any] = field(default_factory=list)  # ... with MSS where the rules are not confident
     seconds: float = 0.0
+
+    @property
+    def f1(self) -> list[float]:
+        return [score.f1 for score in self.scores]
+
+
+def _prf(scores: Sequence[Any]) -> str:
+    """Mean precision, recall and F1 of per-page scores, as a report's table cells."""
+    return " | ".join(f"{statistics.fmean(getattr(s, name) for s in scores):.3f}" for name in ("precision", "recall", "f1"))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -123,10 +137,25 @@ def run(args: argparse.Namespace) -> int:
             report += clustering_section(loaded["spider"])
         if not args.no_speed:
             report += speed_section(loaded, sizes)
+        if args.out.is_file():
+            report = keep_written_sections(args.out.read_text(encoding="utf-8").splitlines(), report)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text("\n".join(report).rstrip("\n") + "\n", encoding="utf-8")
     print(f"\nwrote {args.out}")
     return 0
+
+
+def keep_written_sections(previous: list[str], report: list[str]) -> list[str]:
+    """``report`` with the sections of :data:`WRITTEN_SECTIONS` that ``previous`` has carried over at its
+    end: they are written by hand (from ``docs/benchmarks.md``'s peers), not measured here."""
+    for heading in WRITTEN_SECTIONS:
+        if heading in previous and heading not in report:
+            start = previous.index(heading)
+            end = next((i for i in range(start + 1, len(previous)) if previous[i].startswith("## ")), len(previous))
+            report = [*report, *previous[start:end]]
+            if report[-1]:
+                report.append("")
+    return report
 
 
 def replace_section(lines: list[str], heading: str, section: list[str]) -> list[str]:
@@ -158,7 +187,8 @@ def load_sites(manifest: Path, *, limit_sites: int | None, workers: int, progres
     from ..evaluate import DEFAULT_RENDER_CACHE, load_documents
     from ..manifest import read_manifest
 
-    entries = [e for e in read_manifest(manifest) if e.split in ("train", "test")]
+    # Sites as the server keys them: a registrable domain with all its hosts (news.bbc.co.uk is bbc.co.uk).
+    entries = [e for e in read_manifest(manifest, "registrable") if e.split in ("train", "test")]
     groups = list(dict.fromkeys(e.group for e in entries))
     if limit_sites:
         groups = groups[:limit_sites]
@@ -191,12 +221,12 @@ def score_site(site: Site, train_count: int | None = None, *, fallback: Any = No
     result = SiteScore(site.name, len(site.test), [], Counter(), seconds=seconds)
     for document, truth in site.test:
         text, info = extractor.extract_detailed(document)
-        result.f1.append(word_prf(text, truth).f1)
+        result.scores.append(word_prf(text, truth))
         result.paths[info["method"]] += 1
         if fallback is not None:
             if info["method"] != "rules" and document.html:
                 text = fallback.extract(document)
-            result.f1_fallback.append(word_prf(text, truth).f1)
+            result.scores_fallback.append(word_prf(text, truth))
     return result
 
 
@@ -218,9 +248,9 @@ def accuracy_section(name: str, sites: dict[str, Site]) -> list[str]:
     lines = [f"## {name}: learn on each site's train pages, score its test pages", ""]
     if part == "body":
         lines += ["Scored on the article body (no headline, byline, date line or captions): the truth is Diffbot's `text`.", ""]
-    header = "| site | test pages | mean F1 | median F1 | paths | learn s |"
+    header = "| site | test pages | P | R | mean F1 | median F1 | paths | learn s |"
     if fallback is not None:
-        header += " mean F1 with MSS fallback |"
+        header += " P with MSS fallback | R with MSS fallback | F1 with MSS fallback |"
     lines += [header, "|" + "---|" * (header.count("|") - 1)]
     scores = []
     for site in sites.values():
@@ -228,23 +258,26 @@ def accuracy_section(name: str, sites: dict[str, Site]) -> list[str]:
         scores.append(score)
         original = f" (original: {ORIGINAL[site.name]:.3f})" if site.name in ORIGINAL else ""
         row = (
-            f"| {site.name} | {score.pages} | {statistics.fmean(score.f1):.3f}{original} | "
+            f"| {site.name} | {score.pages} | {_prf(score.scores)}{original} | "
             f"{statistics.median(score.f1):.3f} | {_paths(score.paths)} | {score.seconds:.2f} |"
         )
         if fallback is not None:
-            row += f" {statistics.fmean(score.f1_fallback):.3f} |"
+            row += f" {_prf(score.scores_fallback)} |"
         lines.append(row)
         print(row)
-    all_f1 = [f for s in scores for f in s.f1]
+    every = [page for s in scores for page in s.scores]
+    all_f1 = [page.f1 for page in every]
     paths = sum((s.paths for s in scores), Counter())
+    precision, recall = (statistics.fmean(getattr(page, name) for page in every) for name in ("precision", "recall"))
     summary = (
         f"**{name}: {len(scores)} sites, {len(all_f1)} test pages: mean F1 {statistics.fmean(all_f1):.3f} "
-        f"(mean of site means {statistics.fmean(statistics.fmean(s.f1) for s in scores):.3f}), median "
-        f"{statistics.median(all_f1):.3f}; paths: {_paths(paths)}.**"
+        f"(P {precision:.3f}, R {recall:.3f}; mean of site means {statistics.fmean(statistics.fmean(s.f1) for s in scores):.3f}), "
+        f"median {statistics.median(all_f1):.3f}; paths: {_paths(paths)}.**"
     )
     if fallback is not None:
-        with_fallback = [f for s in scores for f in s.f1_fallback]
-        summary += f" With the MSS fallback on pages the rules are not confident on: mean F1 {statistics.fmean(with_fallback):.3f}."
+        with_fallback = [page for s in scores for page in s.scores_fallback]
+        p, r, f = (statistics.fmean(getattr(page, name) for page in with_fallback) for name in ("precision", "recall", "f1"))
+        summary += f" With the MSS fallback on pages the rules are not confident on: mean F1 {f:.3f} (P {p:.3f}, R {r:.3f})."
     lines += ["", summary, ""]
     if any(site in ORIGINAL for site in sites):
         lines += [ORIGINAL_NOTE, ""]
@@ -385,7 +418,7 @@ def synthetic_site(pages: Sequence[Any], count: int) -> list[Any]:
 
 def speed_section(loaded: dict[str, dict[str, Site]], sizes: Sequence[int]) -> list[str]:
     """Learning time per site size (CPU seconds of this process: the best of :data:`SPEED_RUNS`, which
-    is the least disturbed by other work on a shared machine), and applying rules to a ~100 KB page."""
+    is the least disturbed by other work on a shared machine), and applying rules to the test pages."""
     import gc
     import os
 
@@ -440,32 +473,65 @@ def _learn_time_row(originals: Sequence[Any], size: int) -> str:
 
 
 def _apply_speed(loaded: dict[str, dict[str, Site]], apply_rules: Any) -> list[str]:
+    """Applying each site's rules to its test pages, page by page beside lexbor parsing the page alone
+    and trafilatura extracting it (each the least of a few runs, taken in turn on the same page so that
+    all see the same load on a shared machine), on raw HTML and on the collected blocks."""
+    from selectolax.lexbor import LexborHTMLParser
+
     from ..learn.learner import SiteLearner
 
-    target = 100_000
-    best = None
+    pages = []
     for sites in loaded.values():
         for site in sites.values():
-            for document, _ in site.test:
-                if document.html and (best is None or abs(len(document.html) - target) < abs(len(best[1].html) - target)):
-                    best = (site, document)
-    lines = []
-    if best is None:
+            tested = [document for document, _ in site.test if document.html]
+            if tested:
+                rules = SiteLearner().fit([d.page for d in site.train]).rules_
+                pages += [(rules, document) for document in tested]
+    if not pages:
         return ["No page with HTML to time applying rules on (run with --sets dragnet).", ""]
-    site, document = best
-    rules = SiteLearner().fit([d.page for d in site.train]).rules_
-    for label, kwargs in (("HTML", {"html": document.html}), ("collected blocks", {"page": document.page})):
-        times, cpu_times = [], []
-        for _ in range(APPLY_RUNS):
-            started, cpu = time.perf_counter(), time.process_time()
-            apply_rules(rules, **kwargs)
-            cpu_times.append((time.process_time() - cpu) * 1000)
-            times.append((time.perf_counter() - started) * 1000)
-        line = (
-            f"Applying `{site.name}`'s rules to {label} of `{document.id}` ({len(document.html) / 1000:.0f} KB of HTML, "
-            f"{len(document.page.blocks)} blocks): median {statistics.median(times):.2f} ms "
-            f"(CPU {statistics.median(cpu_times):.2f} ms), best {min(times):.2f} ms over {APPLY_RUNS} runs."
+    peer = _trafilatura()
+    times: dict[str, list[float]] = {"rules": [], "parse": [], "blocks": [], "peer": []}
+    for rules, document in pages:
+        html, page = document.html, document.page
+        times["rules"].append(_least_ms(lambda: apply_rules(rules, html=html), APPLY_RUNS))
+        times["parse"].append(_least_ms(lambda: LexborHTMLParser(html), APPLY_RUNS))
+        times["blocks"].append(_least_ms(lambda: apply_rules(rules, page=page), APPLY_RUNS))
+        if peer is not None:
+            times["peer"].append(_least_ms(lambda: peer.extract_html(html, None), PEER_RUNS))
+    median = {name: statistics.median(values) for name, values in times.items() if values}
+    sizes = sorted(len(document.html) for _, document in pages)
+    line = (
+        f"Applying each site's rules to its {len(pages)} test pages with HTML (median {statistics.median(sizes) / 1000:.0f} KB): "
+        f"median {median['rules']:.2f} ms per page on raw HTML (of which parsing, lexbor alone: {median['parse']:.2f} ms), "
+        f"{median['blocks']:.2f} ms on the collected blocks"
+    )
+    if peer is not None:
+        ratios = [peer_ms / rules_ms for rules_ms, peer_ms in zip(times["rules"], times["peer"])]
+        line += (
+            f"; trafilatura on the same pages, in turn with them: median {median['peer']:.2f} ms, "
+            f"{median['peer'] / median['rules']:.1f} times the rules' (median of per-page ratios {statistics.median(ratios):.1f})"
         )
-        lines += [line, ""]
-        print(line)
-    return lines
+    line += f". Each the least of {APPLY_RUNS} runs per page (trafilatura: {PEER_RUNS})."
+    print(line)
+    return [line, ""]
+
+
+def _least_ms(call: Any, runs: int) -> float:
+    """The least wall time of ``runs`` calls, in milliseconds: other work on the machine only adds to it."""
+    best = float("inf")
+    for _ in range(runs):
+        started = time.perf_counter()
+        call()
+        best = min(best, time.perf_counter() - started)
+    return best * 1000
+
+
+def _trafilatura() -> Any:
+    """The trafilatura peer as ``sitewise bench compare`` runs it, or None when it is not installed."""
+    try:
+        from .peers import Trafilatura
+
+        return Trafilatura()
+    except Exception as exc:  # the bench extra is optional
+        log.info("no trafilatura to time beside the rules: %s", exc)
+        return None

@@ -30,6 +30,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "heading (headline, byline, date line) and media captions, as Diffbot's text field (the spider set's "
         "truth) defines it",
     )
+    parser.add_argument(
+        "--group-by", default="registrable", metavar="registrable|host|FIELD",
+        help="rules, sitewise: what one site is -- pages of one registrable domain (default, as the server "
+        "keys sites: news.bbc.co.uk and www.bbc.co.uk are one), of one host (the manifest's site), or "
+        "with one value of a manifest FIELD",
+    )
     parser.add_argument("--limit", type=int, help="score at most N pages (whole sites for per-site learners)")
     parser.add_argument("--workers", type=int, default=2, help="parallel pages while rendering (default 2)")
     parser.add_argument("--no-cache", action="store_true", help="re-render pages instead of using the render cache")
@@ -58,6 +64,7 @@ def run(args: argparse.Namespace) -> int:
         cache_dir=None if args.no_cache else DEFAULT_RENDER_CACHE,
         progress=not args.quiet,
         options={"part": args.part} if args.part != "article" else None,
+        group_by=args.group_by,
     )
     report = write_outputs(result, args.out)
     summary = result.summary()

@@ -24,6 +24,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--min-pages", type=int, help="pages a site needs (default: SITEWISE_MIN_PAGES_TO_LEARN)")
     parser.add_argument("--files", nargs="+", type=Path, metavar="PATH", help="learn from page files or folders")
     parser.add_argument("--out", type=Path, help="with --files: write the rule set here instead of stdout")
+    parser.add_argument(
+        "--site", metavar="NAME",
+        help="with --files: learn all the pages as this one site, whatever their hosts (default: their "
+        "registrable domain, which must be one)",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -35,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
 
     settings = Settings.from_env()
     store = open_store(settings)
-    sites = store.sites() if args.all else args.sites
+    sites = store.sites() if args.all else [store.site_key(site) for site in args.sites]
     if not sites:
         raise ValueError("name at least one SITE (or --all, or --files)")
     if args.queue:
@@ -67,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _learn_files(args: argparse.Namespace) -> int:
     from ..learn.learner import SiteLearner
-    from ..page import Page, PageError
+    from ..page import PageError
     from ..spider_import import read_page_file
 
     pages = []
@@ -80,12 +85,10 @@ def _learn_files(args: argparse.Namespace) -> int:
                 pages.append(read_page_file(file))
             except (PageError, OSError) as exc:
                 print(f"{file}: {exc}", file=sys.stderr)
-    by_site: dict[str, list[Page]] = {}
-    for page in pages:
-        by_site.setdefault(page.site, []).append(page)
-    if len(by_site) != 1:
-        raise ValueError(f"--files must hold pages of one site, found {len(by_site)}: {', '.join(sorted(by_site))}")
-    learner = SiteLearner().fit(next(iter(by_site.values())))
+    sites = sorted({page.site for page in pages})
+    if len(sites) > 1 and not args.site:
+        raise ValueError(f"--files hold pages of {len(sites)} sites ({', '.join(sites)}): name them one site with --site NAME")
+    learner = SiteLearner().fit(pages, site=args.site)
     text = json.dumps(learner.rules_, indent=2, ensure_ascii=False)
     if args.out:
         args.out.write_text(text + "\n", encoding="utf-8")

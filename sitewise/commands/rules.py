@@ -33,6 +33,7 @@ def run(args: argparse.Namespace) -> int:
         from ..store import open_store
 
         store = open_store()
+        args.site = store.site_key(args.site)
         if args.versions:
             return _list_versions(store, args.site)
         rules = store.rules(args.site, args.version)

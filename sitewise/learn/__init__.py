@@ -20,11 +20,11 @@ if TYPE_CHECKING:
 
 
 class _CallablePackage(types.ModuleType):
-    def __call__(self, pages: Iterable["Page | dict[str, Any] | str | Path"]) -> dict[str, Any]:
+    def __call__(self, pages: Iterable["Page | dict[str, Any] | str | Path"], *, site: str | None = None) -> dict[str, Any]:
         """A site's rule set learned from its collected pages: :func:`sitewise.api.learn`."""
         from ..api import learn
 
-        return learn(pages)
+        return learn(pages, site=site)
 
 
 sys.modules[__name__].__class__ = _CallablePackage

@@ -22,7 +22,7 @@ import logging
 import math
 import operator
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence, TypeVar
 
@@ -70,7 +70,7 @@ MAX_HEADING_INCLUDE = 3
 
 
 class LearnError(ValueError):
-    """The pages cannot be learned from (none, mixed sites, no blocks)."""
+    """The pages cannot be learned from (none has blocks)."""
 
 
 @dataclass
@@ -128,16 +128,19 @@ class SiteLearner:
     # -- fit ---------------------------------------------------------------------------------------
 
     @_cyclic_gc_paused
-    def fit(self, pages: Sequence[Page], feedback: Sequence[dict[str, Any]] = ()) -> "SiteLearner":
+    def fit(
+        self, pages: Sequence[Page], feedback: Sequence[dict[str, Any]] = (), *, site: str | None = None
+    ) -> "SiteLearner":
+        """Learn the rules of the site ``pages`` make up (named ``site``; by default the site most of
+        them belong to). Pages no template fits are left to the fallback, never the whole site."""
         started = time.perf_counter()
         phases: dict[str, float] = {}
         pages = [p for p in pages if p.blocks]
         if not pages:
             raise LearnError("no pages with blocks to learn from")
-        sites = {p.site for p in pages}
-        if len(sites) > 1:
-            raise LearnError(f"pages of several sites: {', '.join(sorted(sites))}")
-        site_name = sites.pop()
+        # The caller decides what one site is (the store's site key, an eval group, a --site name): pages
+        # of several hosts or domains are learned together, a template per layout, whatever their hosts.
+        site_name = site or Counter(p.site for p in pages).most_common(1)[0][0]
 
         mark = time.perf_counter()
         records = describe_blocks(pages)

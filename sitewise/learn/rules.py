@@ -19,7 +19,9 @@ worker, eval, and — via the same JSON — the bookmarklet) turns rules into ar
 from __future__ import annotations
 
 import datetime as _dt
+import itertools
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Sequence, TypeVar
 
@@ -37,7 +39,6 @@ _BLOCK_TAGS = frozenset(
     "form h1 h2 h3 h4 h5 h6 header hgroup hr li main nav ol p pre section summary table tbody thead tfoot "
     "td th tr ul caption center".split()
 )
-_SPACES = re.compile(r"\s+")
 _WORD = re.compile(r"\w+")
 #: A selected text repeated word for word is given once when it has at least this many words (shorter
 #: repeats, "Q:" or "* * *", are the article's own rhythm).
@@ -46,6 +47,11 @@ MIN_REPEAT_WORDS = 4
 #: truth) gives them with the images, and so does human-corrected truth (spider's chaos pages). Found as
 #: parts of class and id names ("wp-caption-text", "captionwrap", "image-credit") and as <figcaption>.
 CAPTION_NAME_PARTS = ("caption", "credit")
+_CAPTION_NAME = re.compile("|".join(map(re.escape, CAPTION_NAME_PARTS)))
+#: The elements :func:`is_caption` calls captions, as one CSS query (``i``: names in any case).
+_CAPTION_CSS = ", ".join(
+    ["figcaption"] + [f"[{attribute}*={part} i]" for part in CAPTION_NAME_PARTS for attribute in ("class", "id")]
+)
 #: ... on a line's block and its nearest ancestors: a caption wraps a paragraph or two, not the article.
 CAPTION_DEPTH = 3
 #: What each line of an article is; the body is its BODY lines, and its CAPTION lines too when these hold
@@ -90,6 +96,11 @@ class Extraction:
 def count_words(text: str) -> int:
     """Words as the ``words`` ranges of rule sets count them: ``\\w+`` tokens."""
     return len(_WORD.findall(text))
+
+
+def _has_words(text: str, count: int) -> bool:
+    """Whether ``text`` has at least ``count`` words (looking at no more of it than that takes)."""
+    return sum(1 for _ in itertools.islice(_WORD.finditer(text), count)) == count
 
 
 # -- the format ------------------------------------------------------------------------------------
@@ -165,16 +176,21 @@ def apply_rules(rules: dict[str, Any], *, html: str | None = None, page: Page | 
     return _apply_to_html(templates, source)
 
 
-def drop_repeats(items: Sequence[T], text_of: Callable[[T], str]) -> list[T]:
+def drop_repeats(items: Sequence[T], text_of: Callable[[T], str], *, collapsed: bool = False) -> list[T]:
     """The items without those whose text repeats an earlier item's word for word (case and spacing
     aside) and has at least :data:`MIN_REPEAT_WORDS` words: a page that carries its article twice (a
-    hidden teaser copy, a print version) or the same caption under every picture gives it once."""
+    hidden teaser copy, a print version) or the same caption under every picture gives it once.
+    ``collapsed``: the texts' whitespace is already single spaces, trimmed (lines read from HTML)."""
+    if collapsed:
+        keys = [text_of(item).lower() for item in items]
+    else:
+        keys = [" ".join(text_of(item).split()).lower() for item in items]  # str.split's whitespace is re's \s
+    # Only a text that occurs twice can be a repeat: the others' words need no counting.
+    repeated = {key for key, times in Counter(keys).items() if times > 1 and count_words(key) >= MIN_REPEAT_WORDS}
     seen: set[str] = set()
     out = []
-    for item in items:
-        text = text_of(item)
-        key = _SPACES.sub(" ", text).strip().lower()
-        if count_words(key) >= MIN_REPEAT_WORDS:
+    for item, key in zip(items, keys):
+        if key in repeated:
             if key in seen:
                 continue
             seen.add(key)
@@ -182,12 +198,32 @@ def drop_repeats(items: Sequence[T], text_of: Callable[[T], str]) -> list[T]:
     return out
 
 
-def _judge(template: dict[str, Any] | None, text: str, selected: bool) -> tuple[bool, str]:
-    if template is None:
-        return False, "no template matched"
-    if not selected or not text.strip():
+def _conclude(template: dict[str, Any], name: str, parts: Sequence[tuple[str, str]], **found: Any) -> Extraction:
+    """The extraction of an article's (kind, line) parts: its text, its body and the verdict; the
+    lines' words are counted only when captions are to be weighed against the rest of the body."""
+    text = "\n".join(line for _, line in parts)
+    confident, reason = _judge(template, text, any(kind != HEADING for kind, _ in parts))
+    kinds: tuple[str, ...] = (BODY,)
+    if any(kind == CAPTION for kind, _ in parts):
+        caption_words = sum(count_words(line) for kind, line in parts if kind == CAPTION)
+        body_words = sum(count_words(line) for kind, line in parts if kind == BODY)
+        kinds = (BODY, CAPTION) if caption_words > body_words else (BODY,)
+    body = "\n".join(line for kind, line in parts if kind in kinds)
+    return Extraction(text, name, confident, reason, body=body, **found)
+
+
+def _judge(template: dict[str, Any], text: str, has_body: bool) -> tuple[bool, str]:
+    if not text.strip():
         return False, "nothing selected"
+    if not has_body:
+        # A headline and byline found where the body is not: the page is of a layout these rules do
+        # not know (a video or gallery page that shares the site's heading), not an article to return.
+        return False, "no body selected (only the heading)"
     low, high = template["words"]
+    # Inside the range, the first `low` words and the text's length settle it (a word and the character
+    # after it take two): counting every word is needed only to say how far outside a page is.
+    if _has_words(text, low) and (len(text) + 1) // 2 <= high:
+        return True, "ok"
     words = count_words(text)
     if words < low:
         return False, f"too short ({words} words, expected {low}-{high})"
@@ -260,7 +296,7 @@ def select_blocks(blocks: Sequence[Block], include: Sequence[str], exclude: Sequ
 
 def is_caption(tag: str, names: Iterable[str]) -> bool:
     """Whether an element with this tag and these class/id names holds a media caption or credit."""
-    return tag == "figcaption" or any(part in name.lower() for name in names for part in CAPTION_NAME_PARTS)
+    return tag == "figcaption" or _CAPTION_NAME.search("\0".join(names).lower()) is not None
 
 
 def _is_caption_path(steps: Sequence[Step]) -> bool:
@@ -313,19 +349,7 @@ def _apply_to_blocks(templates: Sequence[dict[str, Any]], blocks: Sequence[Block
         return Extraction("", None, False, "no template matched")
     chosen = drop_repeats(TemplateMatcher(template).select(blocks), lambda part: blocks[part[0]].text)
     parts = [(kind, blocks[i].text) for i, kind in chosen]
-    text = "\n".join(line for _, line in parts)
-    confident, reason = _judge(template, text, bool(chosen))
-    return Extraction(
-        text, template["name"], confident, reason, body=_body_text(parts), blocks=[blocks[i] for i, _ in chosen]
-    )
-
-
-def _body_text(parts: Sequence[tuple[str, str]]) -> str:
-    """The body's lines of an article's (kind, line) parts (see :data:`HEADING`)."""
-    caption_words = sum(count_words(line) for kind, line in parts if kind == CAPTION)
-    body_words = sum(count_words(line) for kind, line in parts if kind == BODY)
-    kinds = (BODY, CAPTION) if caption_words > body_words else (BODY,)
-    return "\n".join(line for kind, line in parts if kind in kinds)
+    return _conclude(template, template["name"], parts, blocks=[blocks[i] for i, _ in chosen])
 
 
 # -- on HTML ----------------------------------------------------------------------------------------
@@ -335,15 +359,12 @@ def _apply_to_html(templates: Sequence[dict[str, Any]], html: str) -> Extraction
     from selectolax.lexbor import LexborHTMLParser
 
     tree = LexborHTMLParser(html)
-    _remove(tree, _NEVER_TEXT)
+    _remove(tree.css(_NEVER_TEXT))
     template = next((t for t in templates if all(_present(tree, m) for m in t.get("match", []))), None)
     if template is None:
         return Extraction("", None, False, "no template matched")
     elements, parts = _article_lines(tree, template)
-    kept = drop_repeats(parts, lambda part: part[1])
-    text = "\n".join(line for _, line in kept)
-    confident, reason = _judge(template, text, bool(kept))
-    return Extraction(text, template["name"], confident, reason, body=_body_text(kept), elements=elements)
+    return _conclude(template, template["name"], drop_repeats(parts, lambda part: part[1], collapsed=True), elements=elements)
 
 
 def _article_lines(tree: Any, template: dict[str, Any]) -> tuple[list[Any], list[tuple[str, str]]]:
@@ -354,10 +375,11 @@ def _article_lines(tree: Any, template: dict[str, Any]) -> tuple[list[Any], list
     pending: list[tuple[float, list[str]]] = []  # heading elements the body will not give, by position
     heading_ids: set[int] = set()
     order: dict[int, int] = {}
+    excluded_nodes = tree.css(", ".join(exclude)) if exclude else []
     if heading:
         order = {node.mem_id: i for i, node in enumerate(tree.css(", ".join(include + heading)))}
         included = {node.mem_id for node in tree.css(", ".join(include))}
-        excluded = {node.mem_id for node in tree.css(", ".join(exclude))} if exclude else set()
+        excluded = {node.mem_id for node in excluded_nodes}
         for element in _outermost(tree.css(", ".join(heading))):
             heading_ids.add(element.mem_id)
             chain = _ancestor_ids(element)
@@ -367,46 +389,49 @@ def _article_lines(tree: Any, template: dict[str, Any]) -> tuple[list[Any], list
             # Removed with a body exclude: given just before the body element it was in.
             position = order[enclosing] - 0.5 if enclosing is not None else order[element.mem_id]
             pending.append((position, element_lines(element)))
-    if exclude:
-        _remove(tree, ", ".join(exclude))
+    _remove(excluded_nodes)
     elements = _outermost(tree.css(", ".join(include)))
     body_lines = [(element, line, block) for element in elements for line, block in _lines_and_blocks(element)]
+    kinds = _LineKinds(elements, heading_ids)
     if not heading:
-        return elements, [(_body_kind(block, element), line) for element, line, block in body_lines]
-    placed = [
-        (
-            order[element.mem_id],
-            _body_kind(block, element) if heading_ids.isdisjoint(_ancestor_ids(block, stop=element)) else HEADING,
-            line,
-        )
-        for element, line, block in body_lines
-    ]
+        return elements, [(kinds.of(block, element), line) for element, line, block in body_lines]
+    placed = [(order[element.mem_id], kinds.of(block, element), line) for element, line, block in body_lines]
     placed += [(position, HEADING, line) for position, lines in pending for line in lines]
     placed.sort(key=lambda part: part[0])  # stable: an element's lines keep their order
     return elements, [(kind, line) for _, kind, line in placed]
 
 
-def _body_kind(block: Any, element: Any) -> str:
-    return CAPTION if _is_caption_node(block, element) else BODY
+class _LineKinds:
+    """The kind of a body line by its block: HEADING inside a heading element, CAPTION when the block or
+    one of its nearest ancestors (:data:`CAPTION_DEPTH`, not beyond the body element) is a caption
+    (:func:`is_caption`), else BODY. The body elements' captions are found by one query each (the same
+    names, as CSS; a node's query includes the node), and each block is judged once."""
+
+    def __init__(self, elements: Sequence[Any], heading_ids: set[int]) -> None:
+        self.heading_ids = heading_ids
+        self.captions = {node.mem_id for element in elements for node in element.css(_CAPTION_CSS)}
+        self._kinds: dict[int, str] = {}
+
+    def of(self, block: Any, element: Any) -> str:
+        kind = self._kinds.get(block.mem_id)
+        if kind is None:
+            if not self.heading_ids and not self.captions:
+                kind = BODY
+            else:
+                chain = _ancestor_ids(block, stop=element, limit=None if self.heading_ids else CAPTION_DEPTH)
+                if not self.heading_ids.isdisjoint(chain):
+                    kind = HEADING
+                else:
+                    kind = BODY if self.captions.isdisjoint(chain[:CAPTION_DEPTH]) else CAPTION
+            self._kinds[block.mem_id] = kind
+        return kind
 
 
-def _is_caption_node(block: Any, stop: Any) -> bool:
-    """Whether a line's block or one of its nearest ancestors (not beyond ``stop``) is a caption."""
-    node = block
-    for _ in range(CAPTION_DEPTH):
-        attributes = node.attributes
-        if is_caption(node.tag, [attributes.get("id") or "", *(attributes.get("class") or "").split()]):
-            return True
-        if node.mem_id == stop.mem_id or node.parent is None:
-            break
-        node = node.parent
-    return False
-
-
-def _ancestor_ids(node: Any, stop: Any = None) -> list[int]:
-    """The node's id and its ancestors' ids, nearest first, up to ``stop`` (included) or the root."""
+def _ancestor_ids(node: Any, stop: Any = None, limit: int | None = None) -> list[int]:
+    """The node's id and its ancestors' ids, nearest first, up to ``stop`` (included) or the root, and
+    at most ``limit`` of them."""
     ids = []
-    while node is not None:
+    while node is not None and (limit is None or len(ids) < limit):
         ids.append(node.mem_id)
         if stop is not None and node.mem_id == stop.mem_id:
             break
@@ -436,9 +461,11 @@ def _outermost(nodes: list[Any]) -> list[Any]:
     return out
 
 
-def _remove(tree: Any, selector: str) -> None:
-    # Outermost only: removing a node frees its subtree, so a match inside it must not be touched again.
-    for node in _outermost(tree.css(selector)):
+def _remove(nodes: list[Any]) -> None:
+    """Remove a query's matches from the tree. Last first: a match inside another (later in document
+    order) goes before its ancestor, so no node is touched after a removal freed it, without walking
+    each match's ancestors to find the outermost."""
+    for node in reversed(nodes):
         node.decompose()
 
 
@@ -448,7 +475,7 @@ def page_lines(html: str) -> list[tuple[str, Any]]:
     from selectolax.lexbor import LexborHTMLParser
 
     tree = LexborHTMLParser(html)
-    _remove(tree, _NEVER_TEXT)
+    _remove(tree.css(_NEVER_TEXT))
     root = tree.body or tree.root
     return _lines_and_blocks(root) if root is not None else []
 
@@ -463,25 +490,37 @@ def _lines_and_blocks(element: Any) -> list[tuple[str, Any]]:
     """:func:`element_lines`, each line with the block-level node it belongs to."""
     lines: list[tuple[str, Any]] = []
     current: list[str] = []
-    current_block = None
+    current_block = current_id = None
+    stop_id = element.mem_id
+    block_of: dict[int, Any] = {}  # a text's parent → its nearest block-level node: texts share parents
     for node in element.traverse(include_text=True):
-        if node.tag == "-text":
-            block = _nearest_block(node, element)
-            if current and (current_block is None or block.mem_id != current_block.mem_id):
-                lines.append((_SPACES.sub(" ", "".join(current)).strip(), current_block))
+        tag = node.tag
+        if tag == "-text":
+            parent = node.parent
+            block = block_of.get(parent.mem_id)
+            if block is None:
+                block = block_of[parent.mem_id] = _nearest_block(parent, stop_id, element)
+            block_id = block.mem_id
+            if current and block_id != current_id:
+                lines.append((_collapsed(current), current_block))
                 current = []
-            current_block = block
+            current_block, current_id = block, block_id
             current.append(node.text_content or "")
-        elif node.tag == "br" and current:
-            lines.append((_SPACES.sub(" ", "".join(current)).strip(), current_block))
+        elif tag == "br" and current:
+            lines.append((_collapsed(current), current_block))
             current = []
     if current:
-        lines.append((_SPACES.sub(" ", "".join(current)).strip(), current_block))
+        lines.append((_collapsed(current), current_block))
     return [(line, block) for line, block in lines if line]
 
 
-def _nearest_block(node: Any, stop: Any) -> Any:
-    parent = node.parent
-    while parent is not None and parent.mem_id != stop.mem_id and parent.tag not in _BLOCK_TAGS:
+def _collapsed(texts: list[str]) -> str:
+    """The texts joined, whitespace runs made one space, trimmed (str.split's whitespace is re's \\s)."""
+    return " ".join("".join(texts).split())
+
+
+def _nearest_block(parent: Any, stop_id: int, stop: Any) -> Any:
+    """The nearest block-level node from ``parent`` up (itself included), ``stop`` (id ``stop_id``) at most."""
+    while parent is not None and parent.mem_id != stop_id and parent.tag not in _BLOCK_TAGS:
         parent = parent.parent
     return parent if parent is not None else stop

@@ -70,6 +70,8 @@ def learn_stored_site(
     (``policy``: what makes agreement; default :class:`sitewise.trust.AgreementPolicy`)."""
     started = time.perf_counter()
     policy = policy or AgreementPolicy()
+
+    site = store.site_key(site)  # a subdomain or a joined sister domain names its site
     stored_pages = list(store.pages(site))
     owners = store.contributors(site)
     pages = balance_contributors(stored_pages, owners)
@@ -81,7 +83,7 @@ def learn_stored_site(
     all_marks = store.feedback(site)
     marks = agreed_marks(all_marks, policy.min_contributors)
     try:
-        learner = SiteLearner().fit(pages, feedback=marks)
+        learner = SiteLearner().fit(pages, feedback=marks, site=site)
     except LearnError as exc:
         return LearnOutcome(site, len(pages), False, current_version, f"cannot learn: {exc}")
     rules = learner.rules_

@@ -1,0 +1,129 @@
+"""One site across hosts: a country domain's subdomains share its rules, an administrator joins a sister
+domain to it, and every host is served the same rules (the sample site published under four hosts)."""
+from __future__ import annotations
+
+import json
+from statistics import fmean
+
+import pytest
+
+from learn_support import sample_pages
+from server import create_app
+from server_support import as_json, settings_for
+from sitewise.cli import main
+from sitewise.learn.learner import SiteLearner
+from sitewise.learn.rules import apply_rules
+from sitewise.learn.site import learn_stored_site
+from sitewise.metrics import word_prf
+from sitewise.sample_site import generate_site
+from sitewise.store import Store
+
+#: The site's home (a country domain), a subdomain of it, its .com and a sister brand's domain.
+HOSTS = ("http://www.gazette.co.uk", "http://news.gazette.co.uk", "http://gazette.com", "http://gazettebusiness.com")
+ADMIN = {"Authorization": "Bearer secret"}
+
+
+@pytest.fixture(scope="module")
+def spread_site():
+    """(training pages, held-out (page, sample) pairs): the sample site's articles, each on one of HOSTS
+    in turn; every host has training and held-out pages."""
+    site = generate_site(seed=11)
+    by_host = [sample_pages(site, base) for base in HOSTS]
+    paths = [path for path, sample in site.pages.items() if sample.template != "index"]
+    train = [by_host[n % len(HOSTS)][path][0] for n, path in enumerate(paths[:8])]
+    test = [by_host[n % len(HOSTS)][path] for n, path in enumerate(paths[8:])]
+    return train, test
+
+
+@pytest.fixture
+def client(store: Store, tmp_path):
+    app = create_app(settings_for(tmp_path, admin_token="secret"), store)
+    app.testing = True
+    return app.test_client()
+
+
+def join(client, host: str, site: str, **headers):
+    return client.put(f"/api/admin/aliases/{host}", data=as_json({"site": site}),
+                      headers={"Content-Type": "application/json", **headers})
+
+
+def test_subdomains_and_joined_domains_share_one_site_and_its_rules(client, store, spread_site):
+    train, test = spread_site
+    assert join(client, "gazette.com", "gazette.co.uk", **ADMIN).get_json()["site"] == "gazette.co.uk"
+    assert join(client, "gazettebusiness.com", "news.gazette.co.uk", **ADMIN).get_json()["domain"] == "gazettebusiness.com"
+    for page in train:
+        store.put_page(page)
+    assert store.sites() == ["gazette.co.uk"] and store.page_count("gazette.co.uk") == len(train)
+
+    outcome = learn_stored_site(store, "news.gazette.co.uk")
+    assert outcome.stored and outcome.site == "gazette.co.uk" and not outcome.unlearned_pages
+
+    served = [client.get(f"/rules/{host.split('//')[1]}") for host in HOSTS]
+    assert {response.status_code for response in served} == {200}
+    assert len({response.headers["ETag"] for response in served}) == 1
+    rules = served[0].get_json()
+    assert rules["site"] == "gazette.co.uk"
+    scores = {host: [] for host in HOSTS}
+    for page, sample in test:
+        found = apply_rules(rules, page=page)
+        assert found.confident, (page.url, found.reason)
+        scores[next(h for h in HOSTS if page.url.startswith(h))].append(word_prf(found.text, sample.truth).f1)
+    assert all(scores.values()) and min(fmean(s) for s in scores.values()) >= 0.95
+
+
+def test_only_the_admin_token_joins_sites(client, store, spread_site):
+    assert join(client, "gazette.com", "gazette.co.uk").status_code == 401
+    assert join(client, "gazette.com", "gazette.co.uk", Authorization="Bearer nope").status_code == 401
+    assert store.aliases() == {}
+    # An upload never joins anything: the page stays under its own domain.
+    client.post("/api/pages", data=as_json(spread_site[0][2].to_dict()), headers={"Content-Type": "application/json"})
+    assert store.sites() == ["gazette.com"]
+
+
+def test_joining_moves_the_stored_pages_and_parting_leaves_them(client, store, spread_site):
+    sister = [page for page in spread_site[0] if "gazettebusiness.com" in page.url]
+    for page in sister:
+        store.put_page(page, contributor="reader-1")
+    store.add_feedback("gazettebusiness.com", {"url": sister[0].url, "kind": "not_article", "selector": "p.promo"})
+    assert store.page_count("gazettebusiness.com") == len(sister)
+    body = join(client, "www.gazettebusiness.com", "gazette.co.uk", **ADMIN).get_json()
+    assert body == {"domain": "gazettebusiness.com", "site": "gazette.co.uk", "pages_moved": len(sister), "learning": "not_due"}
+    assert store.sites() == ["gazette.co.uk"] and store.page_count("gazettebusiness.com") == 0
+    assert set(store.contributors("gazette.co.uk").values()) == {"reader-1"}
+    assert [mark["selector"] for mark in store.feedback("gazette.co.uk")] == ["p.promo"]  # readers' marks move too
+    assert client.get("/api/admin/aliases", headers=ADMIN).get_json() == {"aliases": {"gazettebusiness.com": "gazette.co.uk"}}
+    assert join(client, "gazette.co.uk", "news.gazette.co.uk", **ADMIN).status_code == 409
+    # A domain joined to one that is itself joined later follows it: aliases stay one step deep.
+    join(client, "gazette.co.uk", "gazette.com", **ADMIN)
+    assert store.site_key("gazettebusiness.com") == "gazette.com"
+    assert client.delete("/api/admin/aliases/gazettebusiness.com", headers=ADMIN).status_code == 200
+    assert client.delete("/api/admin/aliases/gazettebusiness.com", headers=ADMIN).status_code == 404
+    assert store.site_key("gazettebusiness.com") == "gazettebusiness.com"
+
+
+def test_the_learner_takes_pages_of_several_domains_as_one_site(spread_site):
+    train, _ = spread_site
+    learner = SiteLearner().fit(train, site="gazette")
+    assert learner.rules_["site"] == "gazette" and learner.rules_["pages_learned"] == len(train)
+    assert all(learner.predict(page).confident for page in train)
+    # Without a name, the site is the one most pages belong to.
+    assert SiteLearner().fit(train).rules_["site"] == "gazette.co.uk"
+
+
+def test_the_alias_command_joins_lists_and_parts(store, monkeypatch, capsys):
+    monkeypatch.setattr("sitewise.store.open_store", lambda settings=None: store)
+    assert main(["alias", "shop.gazettebusiness.com", "news.gazette.co.uk"]) == 0
+    assert store.aliases() == {"gazettebusiness.com": "gazette.co.uk"}
+    capsys.readouterr()
+    assert main(["alias"]) == 0 and capsys.readouterr().out == "gazettebusiness.com -> gazette.co.uk\n"
+    assert main(["alias", "--remove", "gazettebusiness.com"]) == 0 and store.aliases() == {}
+    assert main(["alias", "gazette.co.uk", "www.gazette.co.uk"]) == 2  # one site already: a clear error
+
+
+def test_learning_files_of_several_domains_needs_a_name_for_the_site(spread_site, tmp_path, capsys):
+    for number, page in enumerate(spread_site[0]):
+        (tmp_path / f"{number}.json").write_text(json.dumps(page.to_dict()), encoding="utf-8")
+    assert main(["learn", "--files", str(tmp_path)]) == 2
+    assert "name them one site with --site" in capsys.readouterr().err
+    assert main(["learn", "--files", str(tmp_path), "--site", "gazette", "--out", str(tmp_path / "rules.out")]) == 0
+    assert json.loads((tmp_path / "rules.out").read_text())["site"] == "gazette"
