@@ -154,8 +154,10 @@ def blocks_in_text(blocks: Sequence[Block], text: str) -> list[int]:
     return chosen
 
 
-def rule_labelled_pages(store: "Store", policy: "AgreementPolicy | None" = None) -> Iterator[tuple[str, str]]:
-    """(HTML, article text) of every stored page of every learned site whose rules apply to it
+def rule_labelled_pages(
+    store: "Store", policy: "AgreementPolicy | None" = None
+) -> Iterator[tuple[str, str, str]]:
+    """(HTML, article text, URL) of every stored page of every learned site whose rules apply to it
     confidently: training data for the fallback, labelled by what sitewise has learned. With ``policy``,
     only sites whose rules are corroborated under it (:func:`sitewise.trust.rules_corroborated`): one
     client's pages must not teach every unlearned site.
@@ -175,7 +177,7 @@ def rule_labelled_pages(store: "Store", policy: "AgreementPolicy | None" = None)
                 continue
             found = apply_rules(rules, page=page)
             if found.confident and found.text:
-                yield page.html, found.text
+                yield page.html, found.text, page.url
 
 
 class SitewiseExtractor:

@@ -91,11 +91,20 @@ def test_train_mss_command_and_supervised_extraction(tmp_path):
     assert main(["train-mss", "--manifest", str(root), "--split", "test", "--out", str(out)]) == 2  # no pages
 
 
-def test_self_training_writes_a_model_only_with_enough_pages(tmp_path):
-    pages = [p for p in generate_site(seed=5).pages.values() if p.article]
-    pairs = [(p.html, p.truth) for p in pages]
-    skipped = self_train(pairs[:3], tmp_path / "few.json.gz")
+def test_self_training_writes_a_model_only_when_it_beats_the_one_in_use(tmp_path):
+    site = generate_site(seed=5)
+    pages = [(p.html, p.truth, f"https://paper{n % 6}.test/story/{n}")  # six learned sites
+             for n, p in enumerate(p for p in site.pages.values() if p.article)]
+    skipped = self_train(pages[:3], tmp_path / "few.json.gz")
     assert skipped.path is None and not (tmp_path / "few.json.gz").exists()
-    result = self_train(pairs, tmp_path / "model.json.gz", min_pages=10)
-    assert result.path == tmp_path / "model.json.gz" and result.report.used == len(pages)
-    assert load_model(result.path).info_["source"] == "self-training"
+    small = {"min_samples_leaf": 5, "max_iter": 30}
+    finds_nothing = BaselineScorer(word_score=-1.0)
+    better = self_train(pages, tmp_path / "model.json.gz", min_pages=10, current=finds_nothing, base=None, **small)
+    assert better.path == tmp_path / "model.json.gz" and better.held_back_pages > 0
+    assert better.candidate_f1 > better.current_f1
+    model = load_model(better.path)
+    assert model.info_["source"] == "self-training"
+    # the same pages again teach nothing better than the model they made: it is not rewritten
+    same = self_train(pages, tmp_path / "again.json.gz", min_pages=10, current=model, base=None, **small)
+    assert same.path is None and not (tmp_path / "again.json.gz").exists()
+    assert same.candidate_f1 == pytest.approx(same.current_f1)

@@ -4,7 +4,8 @@ from rq import SimpleWorker
 
 from sitewise.learn.site import learn_stored_site
 from sitewise.mss.extractor import extract_mss, load_scorer
-from sitewise.mss.scorers import BaselineScorer
+from sitewise.mss.blockmodel import BlockModel
+from sitewise.mss.selftrain import MIN_GAIN
 from sitewise.pipeline import rule_labelled_pages
 from worker.fallback import maybe_enqueue_retrain
 from worker.queue import learn_queue
@@ -27,8 +28,8 @@ def test_rules_label_the_article_pages_of_learned_sites(learned_store, collected
     pairs = list(rule_labelled_pages(learned_store))
     articles = sum(len(site.article_paths) for site, _ in collected_sites.values())
     assert articles - 2 <= len(pairs) <= articles  # the index pages match no article template
-    html, text = pairs[0]
-    assert "<html" in html and text and text.split("\n")[0] in html
+    html, text, url = pairs[0]
+    assert "<html" in html and text and text.split("\n")[0] in html and url.startswith("http")
 
 
 def test_retrain_job_writes_a_model_the_fallback_uses(learned_store, redis_client, tmp_path, monkeypatch):
@@ -38,11 +39,15 @@ def test_retrain_job_writes_a_model_the_fallback_uses(learned_store, redis_clien
     SimpleWorker([learn_queue(redis_client)], connection=redis_client).work(burst=True)
     job.refresh()
     assert job.is_finished, job.exc_info
-    assert job.return_value()["model"] == str(model) and job.return_value()["used"] >= 10
-    scorer = load_scorer()
-    assert not isinstance(scorer, BaselineScorer)  # the configured model is the self-trained one
-    html, text = next(rule_labelled_pages(learned_store))
-    assert extract_mss(html, scorer).text
+    result = job.return_value()
+    assert result["used"] >= 10 and result["held_back_pages"] > 0
+    # written only when it beats the model in use on the held-back sites' pages
+    beats = result["candidate_f1"] >= result["current_f1"] + MIN_GAIN
+    assert (result["model"] == str(model)) == beats and model.exists() == beats
+    if beats:
+        assert isinstance(load_scorer(), BlockModel)  # the configured model is the self-trained one
+        html, text, url = next(rule_labelled_pages(learned_store))
+        assert extract_mss(html, url=url).text
 
 
 def test_retrain_is_queued_once_per_interval(redis_client):

@@ -17,6 +17,7 @@ from rq.job import Job
 from sitewise.config import Settings
 from sitewise.mss.selftrain import self_train
 from sitewise.pipeline import rule_labelled_pages
+from sitewise.trust import AgreementPolicy
 from sitewise.store import Store
 
 from .queue import FAILURE_TTL_S, RESULT_TTL_S, learn_queue
@@ -50,6 +51,9 @@ def retrain_fallback(min_pages: int | None = None) -> dict[str, Any]:
     if job is None:
         raise RuntimeError("retrain_fallback runs inside an RQ worker (call sitewise.mss.selftrain.self_train)")
     store = Store(job.connection, Settings.from_env().max_pages_per_site)
-    pairs = rule_labelled_pages(store)
-    result = self_train(pairs) if min_pages is None else self_train(pairs, min_pages=min_pages)
-    return {"model": str(result.path) if result.path else None, **result.report.as_dict()}
+    # only sites whose rules several readers corroborate teach the fallback every other site
+    pages = rule_labelled_pages(store, AgreementPolicy.from_settings(Settings.from_env()))
+    result = self_train(pages) if min_pages is None else self_train(pages, min_pages=min_pages)
+    return {"model": str(result.path) if result.path else None, "current_f1": result.current_f1,
+            "candidate_f1": result.candidate_f1, "held_back_pages": result.held_back_pages,
+            **result.report.as_dict()}

@@ -1,31 +1,41 @@
-"""``sitewise train-mss``: train the MSS fallback's Naive Bayes scorer from a manifest's pages."""
+"""``sitewise train-mss``: train the fallback's block model (or the paper's Naive Bayes token scorer)
+from pages with truth text."""
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "train-mss",
-        help="train the MSS fallback model from a manifest (html + truth text)",
-        description="Align each page's truth text to its tokens, train the Naive Bayes token scorer and "
-        "write a model file (gzip JSON). Without --out it goes to SITEWISE_MSS_MODEL, else "
-        "<data_dir>/mss-model.json.gz, where the extractor finds it.",
+        help="train the MSS fallback's model from pages with truth text",
+        description="Train the block model the fallback ships with: by default from the sets whose licences "
+        "let the model ship (wcxb-dev, readability-testpages) in --data, deterministically, so "
+        "`sitewise train-mss --out sitewise/models/block-model.json.gz` rebuilds the shipped file; or "
+        "from one --manifest. Without --out the model goes to SITEWISE_MSS_MODEL, else "
+        "<data_dir>/mss-model.json.gz, where the extractor looks first.",
     )
-    parser.add_argument("--manifest", required=True, help="manifest.jsonl, or the folder holding it")
+    parser.add_argument("--data", type=Path, default=Path("../shared/data"), help="folder of the training sets")
+    parser.add_argument("--sets", help="comma-separated set folders to train on (default: the shipped model's)")
+    parser.add_argument("--manifest", help="train on this manifest.jsonl (or its folder) instead of --data/--sets")
     parser.add_argument("--out", help="model file to write (default: the configured model path)")
     parser.add_argument(
-        "--split", help="train only on pages whose split field has this value (e.g. train)"
+        "--split", help="only pages whose split field has this value (e.g. train)"
     )
     parser.add_argument(
         "--split-field", default="official_split",
         help="manifest field --split looks at: official_split (the dataset's own) or split (per site)",
     )
-    parser.add_argument("--limit", type=int, help="use at most this many pages")
-    parser.add_argument("--bias", type=float, help="score bias stored in the model (default: tuned value)")
+    parser.add_argument("--limit", type=int, help="use at most this many pages of each set")
+    parser.add_argument(
+        "--naive-bayes", action="store_true",
+        help="train the paper's Naive Bayes token scorer instead of the block model",
+    )
+    parser.add_argument("--bias", type=float, help="Naive Bayes: score bias stored in the model")
     parser.add_argument(
         "--paper-features", action="store_true",
-        help="only the paper's features (trigram, most-recent-unclosed tag), no calibration",
+        help="Naive Bayes: only the paper's features (trigram, most-recent-unclosed tag), no calibration",
     )
     parser.set_defaults(handler=run)
 
@@ -33,30 +43,59 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     import time
 
+    from ..mss.model import configured_model_path
+
+    entries = _entries(args)
+    out = args.out or str(configured_model_path())
+    started = time.perf_counter()
+    if args.naive_bayes:
+        report = _train_naive_bayes(args, entries, out)
+    else:
+        from ..mss.blocktrain import train_block_model
+
+        model, report = train_block_model((e.html() or "", e.truth() or "", e.url) for e in entries)
+        model.info_["sources"] = sorted({e.id.split("/")[0] for e in entries})
+        model.save(out)
+    print(f"trained on {report.used} of {report.pages} pages ({report.skipped or 'none skipped'}) "
+          f"in {time.perf_counter() - started:.0f} s")
+    print(f"model: {out}")
+    return 0
+
+
+def _entries(args: argparse.Namespace) -> list:
+    """The pages to train on: with truth, not marked as not containing it, in the chosen split."""
     from ..manifest import read_manifest
-    from ..mss.model import configured_model_path, save_model
+    from ..mss.blocktrain import TRAINING_SETS
+
+    if args.manifest:
+        sources = [Path(args.manifest)]
+    else:
+        names = args.sets.split(",") if args.sets else list(TRAINING_SETS)
+        sources = [args.data / name.strip() for name in names]
+    entries = []
+    for source in sources:
+        chosen = [
+            e for e in read_manifest(source)
+            if e.has_truth and not e.mismatch and e.raw.get("html")
+            and (args.split is None or e.raw.get(args.split_field) == args.split)
+        ]
+        entries += chosen[: args.limit] if args.limit is not None else chosen
+    if not entries:
+        raise ValueError(f"no pages with truth in {', '.join(map(str, sources))}"
+                         + (f" where {args.split_field} = {args.split}" if args.split else ""))
+    return entries
+
+
+def _train_naive_bayes(args: argparse.Namespace, entries: list, out: str):
+    from ..mss.model import save_model
     from ..mss.scorers import PAPER_FEATURES
     from ..mss.train import DEFAULT_BIAS, train
 
-    entries = [
-        e for e in read_manifest(args.manifest)
-        if e.has_truth and not e.mismatch and (args.split is None or e.raw.get(args.split_field) == args.split)
-    ]
-    if args.limit is not None:
-        entries = entries[: args.limit]
-    if not entries:
-        raise ValueError(f"no pages with truth in {args.manifest}"
-                         + (f" where {args.split_field} = {args.split}" if args.split else ""))
-    out = args.out or str(configured_model_path())
     options = {"bias": DEFAULT_BIAS if args.bias is None else args.bias}
     if args.paper_features:
         options.update(features=PAPER_FEATURES, calibrate=False)
-    started = time.perf_counter()
-    pairs = ((e.html() or "", e.truth() or "") for e in entries)
-    scorer, report = train(pairs, **options)
-    info = {"source": str(args.manifest), "split": args.split, "split_field": args.split_field, **report.as_dict()}
+    scorer, report = train(((e.html() or "", e.truth() or "") for e in entries), **options)
+    info = {"source": str(args.manifest or args.data), "split": args.split, "split_field": args.split_field,
+            **report.as_dict()}
     save_model(scorer, out, info)
-    print(f"trained on {report.used} of {report.pages} pages ({report.skipped or 'none skipped'}) "
-          f"in {time.perf_counter() - started:.0f} s: {report.tokens_in} tokens in, {report.tokens_out} out")
-    print(f"model: {out}")
-    return 0
+    return report

@@ -1,0 +1,135 @@
+"""The block model: its features, the exported trees, the model file, the pipeline and bad input."""
+import gzip
+import json
+
+import numpy as np
+import pytest
+
+from sitewise.metrics import word_prf
+from sitewise.mss.blockmodel import BlockModel, page_blocks
+from sitewise.mss.blocks import FEATURE_NAMES
+from sitewise.mss.blocktrain import labelled_page, train_block_model
+from sitewise.mss.extractor import BlockMSS, extract_mss
+from sitewise.mss.forest import TreeEnsemble
+from sitewise.mss.model import ModelError, load_model
+from sitewise.sample_site import generate_site
+
+from test_mss_extract import ARTICLE_PAGE, PARAGRAPHS
+
+SMALL = {"min_samples_leaf": 5, "max_iter": 40}
+
+
+@pytest.fixture(scope="module")
+def model() -> BlockModel:
+    """A block model trained on two generated sites' article and index pages."""
+    pages = []
+    for seed in (1, 2):
+        site = generate_site(seed=seed)
+        for path, page in site.pages.items():
+            pages.append((page.html, page.truth if page.article else "", f"https://site{seed}.test{path}"))
+    trained, report = train_block_model(pages, **SMALL)
+    assert report.used == len(pages)
+    return trained
+
+
+def column(blocks, name):
+    return blocks.features[:, FEATURE_NAMES.index(name)]
+
+
+def test_blocks_are_described_with_their_context():
+    blocks = page_blocks(ARTICLE_PAGE, "https://news.test/2024/harbour")
+    assert blocks.features.shape == (blocks.lines.size, len(FEATURE_NAMES))
+    assert np.isfinite(blocks.features).all()
+    texts = blocks.text(np.ones(blocks.lines.size, dtype=bool)).split("\n")
+    assert len(texts) == blocks.lines.size
+    first_paragraph = texts.index(PARAGRAPHS[0])
+    menu = texts.index("Politics")
+    assert column(blocks, "in_nav")[menu] == 1 and column(blocks, "in_nav")[first_paragraph] == 0
+    assert column(blocks, "link_share")[menu] == 1 and column(blocks, "link_share")[first_paragraph] == 0
+    assert column(blocks, "name_comment")[texts.index(next(t for t in texts if "noise" in t))] == 1  # its parent
+    assert column(blocks, "is_title")[texts.index("Harbour channel to be deepened")] == 1
+    assert column(blocks, "title_distance")[first_paragraph] > 0
+    assert column(blocks, "url_depth")[0] == 2
+
+
+def test_hidden_and_noscript_content_is_read_and_marked():
+    html = ("<html><body><div hidden><p>Server-rendered story text that scripts reveal later on.</p></div>"
+            "<noscript><p>Forum post served to readers without scripts, in full sentences.</p></noscript></body></html>")
+    blocks = page_blocks(html)
+    assert blocks.lines.size == 2
+    assert column(blocks, "hidden_attr").tolist() == [1, 30]
+    assert column(blocks, "in_noscript").tolist() == [0, 1]
+
+
+def test_exported_trees_predict_what_scikit_learn_predicts():
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(600, 4))
+    X[rng.random(X.shape) < 0.05] = np.nan  # missing values take the side the tree learned
+    y = (np.nan_to_num(X[:, 0]) + 0.5 * np.nan_to_num(X[:, 1]) > 0.2)
+    fitted = HistGradientBoostingClassifier(max_iter=30, max_depth=4, random_state=0).fit(X, y)
+    trees = TreeEnsemble.from_sklearn(fitted)
+    assert np.allclose(trees.predict_proba(X), fitted.predict_proba(X)[:, 1])
+    again = TreeEnsemble.from_dict(json.loads(json.dumps(trees.to_dict())))
+    assert np.array_equal(again.decision_function(X), trees.decision_function(X))
+    with pytest.raises(ValueError):
+        trees.predict_proba(X[:, :3])
+
+
+def test_model_file_round_trip_is_byte_stable(model, tmp_path):
+    first, second = model.save(tmp_path / "a.json.gz"), model.save(tmp_path / "b.json.gz")
+    assert first.read_bytes() == second.read_bytes()  # no time stamp in the gzip header
+    loaded = load_model(first)
+    blocks = page_blocks(ARTICLE_PAGE)
+    assert np.array_equal(loaded.predict_proba(blocks.features), model.predict_proba(blocks.features))
+
+
+def test_broken_model_files_are_refused_clearly(model, tmp_path):
+    document = model.to_dict()
+    bad_features = {**document, "features": document["features"][:-1]}
+    bad_index = json.loads(json.dumps(document))
+    bad_index["ensembles"][0]["feature"] = bad_index["ensembles"][0]["left"]  # node ids, not features
+    for number, broken in enumerate((bad_features, bad_index, {**document, "version": 99})):
+        path = tmp_path / f"{number}.json.gz"
+        path.write_bytes(gzip.compress(json.dumps(broken).encode()))
+        with pytest.raises(ModelError):
+            load_model(path)
+
+
+def test_block_pipeline_finds_the_article_and_not_the_furniture(model):
+    result = extract_mss(ARTICLE_PAGE, model, url="https://news.test/2024/harbour")
+    assert result.found and result.span[0] < result.span[1]
+    assert word_prf(result.text, "\n".join(PARAGRAPHS)).recall == 1.0
+    for junk in ("Politics", "Most read", "Privacy", "tracking"):
+        assert junk not in result.text
+    assert extract_mss("<html><body><p>Page not found</p></body></html>", model).text == ""
+
+
+def test_block_pipeline_generalises_to_an_unseen_site(model):
+    other = generate_site(seed=9)
+    pipeline = BlockMSS(model)
+    scores = [word_prf(pipeline.extract(p.html).text, p.truth).f1 for p in other.pages.values() if p.article]
+    assert min(scores) > 0.8
+
+
+def test_labels_follow_the_truth():
+    page = labelled_page(ARTICLE_PAGE, "\n".join(PARAGRAPHS))
+    blocks = page_blocks(ARTICLE_PAGE)
+    texts = blocks.text(np.ones(blocks.lines.size, dtype=bool)).split("\n")
+    assert [t for t, label in zip(texts, page.labels) if label] == PARAGRAPHS
+    assert page.shares.sum() == pytest.approx(1.0)
+    assert labelled_page(ARTICLE_PAGE, "words that are nowhere on this page at all") == "truth not found in page"
+    assert labelled_page("", "anything") == "no text"
+    assert not labelled_page(ARTICLE_PAGE, "").labels.any()  # no main content: every block out
+
+
+@pytest.mark.parametrize("html", [
+    "", b"", "   ", "<html></html>", "<html><body></body></html>", b"\x00\xff\xfe\x89PNG\r\n\x1a\n" * 500,
+    "<p>caf\udce9 broken surrogate</p>", "<" * 10_000, "<div>" * 5_000 + "deep text" + "</div>" * 5_000,
+    b"<html><body><p>caf\xe9 au lait, latin-1 bytes</p></body></html>",
+])
+def test_bad_input_gives_a_result_never_a_crash(model, html):
+    result = extract_mss(html, model)
+    assert isinstance(result.text, str)
+    assert result.found or result.reason
