@@ -180,20 +180,18 @@ def status_of(url: str) -> int | None:
         return None
 
 
-class SlowClients:
-    """``count`` connections that send a request's headers one byte at a time (a slowloris attack), each
-    reconnecting when the server cuts it off, until :meth:`stop`. Only to 127.0.0.1."""
+class ClientThreads:
+    """``count`` threads each running :meth:`client` (given its number) from ``with`` until its end,
+    which sets ``stopping`` and waits for them."""
 
-    #: Pause between two bytes: slow enough to hold a connection for minutes if the server let it.
-    BYTE_INTERVAL_S = 0.1
-
-    def __init__(self, port: int, count: int) -> None:
-        self.port = port
+    def __init__(self, count: int) -> None:
         self.stopping = threading.Event()
-        self.connections = 0
-        self.threads = [threading.Thread(target=self._dribble, daemon=True) for _ in range(count)]
+        self.threads = [threading.Thread(target=self.client, args=(i,), daemon=True) for i in range(count)]
 
-    def __enter__(self) -> "SlowClients":
+    def client(self, number: int) -> None:
+        raise NotImplementedError
+
+    def __enter__(self):
         for thread in self.threads:
             thread.start()
         return self
@@ -201,9 +199,22 @@ class SlowClients:
     def __exit__(self, *exc: object) -> None:
         self.stopping.set()
         for thread in self.threads:
-            thread.join(timeout=10)
+            thread.join(timeout=60)
 
-    def _dribble(self) -> None:
+
+class SlowClients(ClientThreads):
+    """``count`` connections that send a request's headers one byte at a time (a slowloris attack), each
+    reconnecting when the server cuts it off. Only to 127.0.0.1."""
+
+    #: Pause between two bytes: slow enough to hold a connection for minutes if the server let it.
+    BYTE_INTERVAL_S = 0.1
+
+    def __init__(self, port: int, count: int) -> None:
+        super().__init__(count)
+        self.port = port
+        self.connections = 0
+
+    def client(self, number: int) -> None:
         request = b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Padding: " + b"a" * 100_000
         while not self.stopping.is_set():
             try:

@@ -8,7 +8,6 @@ import os
 import re
 import signal
 import socket
-import threading
 import time
 
 import pytest
@@ -20,7 +19,7 @@ from sitewise.redis_conn import EmbeddedRedis, connect
 from sitewise.store import Store
 from worker.queue import JOB_SERIALIZER, learn_queue
 
-from reliability_support import SlowClients, http, page_dict, probe, sitewise_up, status_of, wait_for
+from reliability_support import ClientThreads, SlowClients, http, page_dict, probe, sitewise_up, status_of, wait_for
 
 #: How long Redis stays away in the outage test (the issue's 40 s figure is measured by hand: see
 #: docs/reliability.md); long enough for every worker to be in the middle of something when it goes.
@@ -38,26 +37,15 @@ BUSY_ENV = {"SITEWISE_UPLOADS_PER_MINUTE": "0", "SITEWISE_CLIENT_PAGES_PER_SITE_
             "SITEWISE_MIN_PAGES_TO_LEARN": "3", "SITEWISE_RELEARN_AFTER": "3", "SITEWISE_MAX_PAGES_PER_SITE": str(10**9)}
 
 
-class Uploaders:
+class Uploaders(ClientThreads):
     """Threads that stream uploads into the server, remembering each upload's answer (0: none)."""
 
     def __init__(self, base_url: str, count: int = 4) -> None:
+        super().__init__(count)
         self.base_url = base_url
         self.answers: dict[str, int] = {}
-        self.stopping = threading.Event()
-        self.threads = [threading.Thread(target=self._upload, args=(i,), daemon=True) for i in range(count)]
 
-    def __enter__(self) -> "Uploaders":
-        for thread in self.threads:
-            thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stopping.set()
-        for thread in self.threads:
-            thread.join(timeout=60)
-
-    def _upload(self, number: int) -> None:
+    def client(self, number: int) -> None:
         n = 0
         while not self.stopping.is_set():
             n += 1
