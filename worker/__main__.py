@@ -30,6 +30,8 @@ log = logging.getLogger("worker")
 #: How often a worker looks for jobs abandoned by a worker that died whole (its heartbeat lapsed) and
 #: retries them; RQ's default of 10 minutes would leave a site unlearned that long.
 MAINTENANCE_INTERVAL_S = 60
+#: Pause before a new RQ worker replaces one that quit on an error.
+RESTART_PAUSE_S = 1.0
 
 
 class LearnWorker(Worker):
@@ -56,11 +58,18 @@ class LearnWorker(Worker):
         super().execute_job(job, queue)  # raises when Redis goes away meanwhile: the job stays in hand
         self.job_in_hand = None
 
+    def wind_up_after_outage(self) -> None:
+        """Once Redis is back, finish what RQ's teardown could not when it went: deregister, stop listening
+        for commands (that thread would reconnect and linger), and hand the job in hand back."""
+        self.hand_back_lost_job()
+        self.register_death()
+        self.unsubscribe()
+
     def hand_back_lost_job(self) -> None:
-        """Once Redis is back: the job this worker was running when it lost Redis goes to RQ's failure
-        handling, which retries it (learn and retrain jobs have retries). Its work-horse is stopped first,
-        since its result could not be recorded. Without this the job would sit in the started registry until
-        its heartbeat lapsed (minutes), and its site's pending mark would hold back any new learn job."""
+        """The job this worker was running when it lost Redis goes to RQ's failure handling, which retries
+        it (learn and retrain jobs have retries). Its work-horse is stopped first, since its result could
+        not be recorded. Without this the job would sit in the started registry until its heartbeat lapsed
+        (minutes), and its site's pending mark would hold back any new learn job as long."""
         if self.job_in_hand is None:
             return
         job, queue, execution = self.job_in_hand
@@ -82,10 +91,11 @@ def main() -> int:
     while wait_for_redis(connection, stopping, "worker"):
         if quit_on_error is not None:
             try:
-                quit_on_error.hand_back_lost_job()
+                quit_on_error.wind_up_after_outage()
             except (redis.ConnectionError, redis.TimeoutError) as exc:
                 log.error("worker %s: Redis went away again: %s", quit_on_error.name, exc)
                 continue
+            quit_on_error = None
         worker = LearnWorker(
             [learn_queue(connection)], connection=connection, serializer=JOB_SERIALIZER,
             maintenance_interval=MAINTENANCE_INTERVAL_S,
@@ -97,11 +107,12 @@ def main() -> int:
             log.error("worker %s lost Redis: %s", worker.name, exc)
         if worker.stop_requested:
             return 0
-        # RQ's loop quits on an error it does not handle (a Redis outage in the middle of a job); the
-        # job in hand is retried by RQ's abandoned-job handling once Redis is back.
+        # RQ's loop quits on an error it does not handle (a Redis outage in the middle of a job); once
+        # Redis answers, the job in hand is handed back and a new RQ worker starts.
         log.warning("worker %s stopped on an error; starting again once Redis answers", worker.name)
         quit_on_error = worker
         _stop_on_signal(stopping)
+        stopping.wait(RESTART_PAUSE_S)  # an error that is not an outage must not make this loop spin
     return 0
 
 
