@@ -120,6 +120,28 @@ def test_a_redis_outage_under_uploads_heals_by_itself_and_loses_no_acknowledged_
         external.stop()
 
 
+def test_an_embedded_redis_that_cannot_restart_is_tried_again_until_it_can(tmp_path):
+    """The embedded Redis SIGKILLed while its restart is bound to fail (its log file's path is taken by a
+    directory, as a full or broken disk would fail it): the supervisor tries again with backoff instead of
+    stopping, the web answers 503 meanwhile, and once the cause is gone Redis is back with every page."""
+    data = tmp_path / "data"
+    with sitewise_up(data, "--workers", "1", env={"SITEWISE_UPLOADS_PER_MINUTE": "0"}) as up:
+        assert http("POST", f"{up.base_url}/api/pages", page_dict("https://embedded.example/a"))[0] == 201
+        pid = int(re.search(r"redis: embedded redis-server \(pid (\d+)\)", up.log).group(1))
+        (data / "redis.log").rename(data / "redis.log.old")
+        (data / "redis.log").mkdir()
+        os.kill(pid, signal.SIGKILL)
+        up.wait_for_log("redis: could not restart", timeout=30)
+        code, headers, _ = http("GET", f"{up.base_url}/healthz")
+        assert code == 503 and headers["Retry-After"]
+        up.wait_for_log("trying again in 2 s", timeout=30)
+        (data / "redis.log").rmdir()
+        wait_for(lambda: status_of(f"{up.base_url}/healthz") == 200, 30, "Redis restarted and healthz 200")
+        assert "redis: restarted as pid" in up.log and up.process.poll() is None
+        assert Store(connect(f"unix://{data / 'redis.sock'}?db=0")).page_keys("embedded.example") == ["https://embedded.example/a"]
+    assert up.exit_code == 0, up.log
+
+
 def test_a_part_that_keeps_dying_is_restarted_with_backoff_and_never_stops_the_system(tmp_path):
     """A worker killed every time it comes back: the pauses grow, the supervisor says it is crash-looping
     (log, status file, ``/healthz``'s ``degraded``), keeps serving, and still restarts it."""
