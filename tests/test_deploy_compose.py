@@ -34,6 +34,13 @@ def env_of(service: str) -> dict[str, str]:
     return {k: _INTERPOLATION.sub(lambda m: m.group(2) or "", str(v)) for k, v in SERVICES[service]["environment"].items()}
 
 
+def container_env(service: str) -> dict[str, str]:
+    """This environment plus the service's, with the scripts of this Python (gunicorn, sitewise) first on
+    PATH, as they are in the image: the tests may run without the venv's bin directory on PATH."""
+    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
+    return {**os.environ, **env_of(service), "PATH": path}
+
+
 def setting_variable(name: str) -> str:
     return "REDIS_URL" if name == "redis_url" else f"SITEWISE_{name.upper()}"
 
@@ -119,7 +126,7 @@ def test_compose_commands_run_as_a_system(tmp_path):
     `docker compose stop` sends) stops web and workers cleanly."""
     port = free_port()
     with EmbeddedRedis(tmp_path / "redis", port=free_port()) as redis_server:
-        env = {**os.environ, **env_of("web"), "REDIS_URL": redis_server.url, "SITEWISE_DATA_DIR": str(tmp_path / "data")}
+        env = {**container_env("web"), "REDIS_URL": redis_server.url, "SITEWISE_DATA_DIR": str(tmp_path / "data")}
         logs = {name: open(tmp_path / f"{name}.log", "wb") for name in ("web", "worker-1", "worker-2")}
         processes = {
             "web": subprocess.Popen(local(SERVICES["web"]["command"], port), env=env, stdout=logs["web"], stderr=subprocess.STDOUT),
@@ -158,7 +165,7 @@ def test_collector_command_uploads_to_the_web_service(tmp_path, sample_site_url)
 
     port = free_port()
     with EmbeddedRedis(tmp_path / "redis", port=free_port()) as redis_server:
-        env = {**os.environ, **env_of("collector"), "REDIS_URL": redis_server.url, "SITEWISE_DATA_DIR": str(tmp_path)}
+        env = {**container_env("collector"), "REDIS_URL": redis_server.url, "SITEWISE_DATA_DIR": str(tmp_path)}
         web = subprocess.Popen(local(SERVICES["web"]["command"], port), env=env, stdout=subprocess.DEVNULL,
                                stderr=subprocess.DEVNULL)
         try:
