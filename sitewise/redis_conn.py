@@ -14,6 +14,8 @@ from pathlib import Path
 
 import redis
 
+from .processes import stop_with_parent
+
 log = logging.getLogger(__name__)
 
 #: Write and fsync the append-only file before Redis acknowledges a write. ``everysec`` is not enough even
@@ -121,7 +123,8 @@ class EmbeddedRedis:
             args += ["--unixsocket", str(self.socket_path), "--unixsocketperm", "700"]
         # Own process group: a terminal's Ctrl-C reaches only our caller, which stops Redis last
         # (``sitewise up`` lets the workers finish first; Redis quitting on the same Ctrl-C would lose them).
-        self.process = subprocess.Popen(args, stdin=subprocess.DEVNULL, process_group=0)
+        # And it stops when our caller dies, rather than share its files with the next run's server.
+        self.process = subprocess.Popen(args, stdin=subprocess.DEVNULL, process_group=0, preexec_fn=stop_with_parent)
         self._wait_ready()
         log.info("embedded Redis listening on %s (data in %s)", self.url, self.data_dir)
         return self

@@ -20,7 +20,6 @@ then stops them in the order above; each child also gets SIGTERM should the supe
 from __future__ import annotations
 
 import collections
-import ctypes
 import json
 import logging
 import os
@@ -38,6 +37,7 @@ from typing import Callable
 import redis
 
 from .config import Settings
+from .processes import stop_with_parent
 from .redis_conn import EmbeddedRedis
 
 log = logging.getLogger("sitewise.up")
@@ -67,8 +67,6 @@ FORCED_STOP_S = 10.0
 #: RQ ignores a second SIGTERM that comes within a second of the first (it takes it for a duplicate), so
 #: the one that turns a warm shutdown into a cold one waits at least this long.
 RQ_SIGNAL_DEDUPE_S = 1.1
-#: Linux ``prctl`` option that delivers a signal to a child when its parent dies.
-_PR_SET_PDEATHSIG = 1
 
 
 @dataclass
@@ -101,7 +99,7 @@ class Child:
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             process_group=0,
-            preexec_fn=_stop_with_parent,
+            preexec_fn=stop_with_parent,
         )
         self.restart_at = None
 
@@ -150,15 +148,6 @@ def describe_exit(returncode: int) -> str:
     return f"exited with status {returncode}"
 
 
-#: libc, loaded before any fork: the child between fork and exec must not load libraries (another thread,
-#: such as ``sitewise demo``'s, may hold the loader's lock at the moment of the fork).
-_LIBC = ctypes.CDLL(None, use_errno=True) if sys.platform.startswith("linux") else None
-
-
-def _stop_with_parent() -> None:
-    """In the child before exec: ask the kernel for SIGTERM when the supervisor dies (Linux only)."""
-    if _LIBC is not None:
-        _LIBC.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 @dataclass(frozen=True)

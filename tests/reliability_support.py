@@ -159,6 +159,31 @@ def children_of(pid: int) -> list[int]:
     return found
 
 
+def pids_alive(pids: list[int]) -> list[int]:
+    alive = []
+    for pid in pids:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            continue
+        # A zombie is dead but not yet reaped by a parent that is itself gone: count it as dead.
+        try:
+            if open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0] != "Z":
+                alive.append(pid)
+        except FileNotFoundError:  # gone between the two looks
+            continue
+    return alive
+
+
+def descendants(pid: int) -> list[int]:
+    found, frontier = [], [pid]
+    while frontier:
+        children = [c for p in frontier for c in children_of(p)]
+        found += children
+        frontier = children
+    return found
+
+
 def start_worker(redis_url: str, log_path: Path, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
     """``python -m worker`` as a real process against ``redis_url`` (what ``sitewise up`` and compose run)."""
     environment = {**os.environ, "REDIS_URL": redis_url, **(env or {})}
