@@ -1,15 +1,20 @@
 """Small defences of the web tier and the queue, on the real app and a real Redis: nosniff on every JSON
 answer, a health check that names no Redis address, 507 from a full Redis, an install link that ignores
-the Host header, JSON (not pickle) job payloads, the embedded Redis's memory bound."""
+the Host header, JSON (not pickle) job payloads, the embedded Redis's memory bound, CPU-bound work off
+gevent's event loop."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+import threading
 import zlib
 
 import pytest
 import redis
 
 from server import create_app
+from server.threadpool import run_cpu_bound
 from server_support import as_json, page_dict, settings_for
 from sitewise.redis_conn import DEFAULT_MAXMEMORY, MAXMEMORY_POLICY
 from sitewise.store import Store
@@ -94,3 +99,22 @@ def test_job_payloads_are_json_not_pickle(store):
 def test_restart_pauses_double_up_to_a_cap():
     assert [restart_delay(n) for n in range(1, 5)] == [RESTART_DELAY_S * 2**i for i in range(4)]
     assert restart_delay(50) == MAX_RESTART_DELAY_S
+
+
+def test_cpu_bound_work_leaves_gevents_loop_and_errors_come_back():
+    """Under gevent (as the web server runs) the work runs in a native thread of gevent's pool, so the
+    event loop keeps serving other requests; an error it raises reaches the caller; without gevent it
+    runs in place."""
+    script = (
+        "from gevent import monkey; monkey.patch_all()\n"
+        "import threading\n"
+        "from server.threadpool import run_cpu_bound\n"
+        "from server.errors import ApiError\n"
+        "here = threading.get_native_id()\n"
+        "print(run_cpu_bound(threading.get_native_id) != here)\n"
+        "def fail(): raise ApiError(400, 'bad', 'no')\n"
+        "try:\n    run_cpu_bound(fail)\nexcept ApiError as exc:\n    print(exc.code)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert result.stdout.split() == ["True", "bad"], result.stderr
+    assert run_cpu_bound(threading.get_native_id) == threading.get_native_id()
