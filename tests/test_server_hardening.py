@@ -19,6 +19,7 @@ from server_support import as_json, page_dict, settings_for
 from sitewise.redis_conn import DEFAULT_MAXMEMORY, MAXMEMORY_POLICY
 from sitewise.store import Store
 from sitewise.supervisor import MAX_RESTART_DELAY_S, RESTART_DELAY_S, restart_delay
+from worker.fallback import RETRAIN_RETRIES, maybe_enqueue_retrain
 from worker.queue import enqueue_learn
 
 
@@ -118,3 +119,8 @@ def test_cpu_bound_work_leaves_gevents_loop_and_errors_come_back():
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
     assert result.stdout.split() == ["True", "bad"], result.stderr
     assert run_cpu_bound(threading.get_native_id) == threading.get_native_id()
+
+
+def test_the_fallback_retrain_job_has_retries(store):
+    job = maybe_enqueue_retrain(store.redis)
+    assert job is not None and job.retries_left == RETRAIN_RETRIES >= 1
