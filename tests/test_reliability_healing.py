@@ -1,6 +1,7 @@
 """Self-healing, against the real ``sitewise up`` (redis-server, gunicorn, RQ workers), all on 127.0.0.1:
-Redis killed for a while under uploads, a part that keeps dying, the gunicorn master SIGKILLed with slow
-requests in flight, slow clients, a malformed chunked body."""
+an external Redis killed for a while under uploads, an embedded one whose restart fails, the supervisor
+itself killed, a part that keeps dying, the gunicorn master SIGKILLed with slow requests in flight, slow
+clients, malformed chunked bodies, a hostile Host header."""
 from __future__ import annotations
 
 import json
