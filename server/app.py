@@ -72,7 +72,17 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     register_cors(app, allow_private_network=bool(settings.allow_private_network))
     register_error_handlers(app)
     _register_access_log(app)
+    _register_nosniff(app)
     return app
+
+
+def _register_nosniff(app: Flask) -> None:
+    @app.after_request
+    def nosniff(response: Response) -> Response:
+        """JSON is never to be taken for HTML or script, whatever a browser would guess from its content."""
+        if response.is_json:
+            response.headers["X-Content-Type-Options"] = "nosniff"
+        return response
 
 
 def _register_access_log(app: Flask) -> None:

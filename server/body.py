@@ -13,6 +13,7 @@ import zlib
 from typing import Any
 
 from flask import Request
+from gunicorn.http.errors import ParseException
 
 from .errors import ApiError
 
@@ -32,11 +33,17 @@ def too_large(limit: int) -> ApiError:
 
 
 def read_body(request: Request, limit: int) -> bytes:
-    """The request body, gunzipped when it is gzip; 413 beyond ``limit`` bytes (raw or decoded)."""
+    """The request body, gunzipped when it is gzip; 413 beyond ``limit`` bytes (raw or decoded), 400 when it
+    cannot be read whole (malformed chunked encoding, a body cut short)."""
     length = request.content_length
     if length is not None and length > limit:
         raise too_large(limit)
-    raw = request.stream.read(limit + 1)
+    try:
+        raw = request.stream.read(limit + 1)
+    except (ParseException, OSError) as exc:
+        # A malformed chunked encoding (gunicorn's InvalidChunkSize, ChunkMissingTerminator: ParseExceptions)
+        # or a body cut short (NoMoreData, an IOError) is the client's fault, not a 500.
+        raise ApiError(400, "bad_body", f"the request body cannot be read: {type(exc).__name__}") from None
     if len(raw) > limit:
         raise too_large(limit)
     encoding = (request.headers.get("Content-Encoding") or "").strip().lower()

@@ -16,6 +16,8 @@ from flask import Blueprint, Response, request
 
 from bookmarklet import source
 
+from .app import services
+
 blueprint = Blueprint("bookmarklet", __name__, url_prefix="/bookmarklet")
 
 #: The loader's stand-in for the server's address (a JS string literal), replaced when the install page renders it.
@@ -58,6 +60,24 @@ def sitewise_js() -> Response:
 def collect_js() -> Response:
     """The collector alone (defines ``window.sitewiseCollect``)."""
     return _serve("collect.js")
+
+
+def public_base_url() -> str:
+    """Where readers reach this server, for the install link: ``SITEWISE_PUBLIC_URL`` when configured, else
+    the local address the request arrived on. Never the Host header: anyone can send any Host (or poison a
+    cache with one), and a bookmarklet built from it would send readers' pages to someone else."""
+    configured = services().settings.public_url
+    if configured:
+        return configured.rstrip("/")
+    environ = request.environ
+    sock = environ.get("gunicorn.socket")
+    address = sock.getsockname() if sock is not None else None
+    if isinstance(address, tuple):
+        host, port = str(address[0]), int(address[1])
+    else:  # another WSGI server, or a unix socket: the address it says it serves on
+        host, port = environ.get("SERVER_NAME", "localhost"), int(environ.get("SERVER_PORT") or 80)
+    host = f"[{host}]" if ":" in host else host
+    return f"http://{host}" + ("" if port == 80 else f":{port}")
 
 
 def minify_loader(text: str) -> str:

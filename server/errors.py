@@ -91,6 +91,14 @@ def register_error_handlers(app: Flask) -> None:
             return "The store is unavailable; retry shortly.", 503, headers
         return json_error(ApiError(503, "store_unavailable", "the store is unavailable; retry shortly", headers=headers))
 
+    @app.errorhandler(redis.exceptions.OutOfMemoryError)
+    def store_full(exc: Exception) -> Response | tuple[str, int]:
+        # Redis at its maxmemory with noeviction refuses writes rather than dropping stored data.
+        log.critical("store full (Redis maxmemory) on %s %s: %s", request.method, request.path, exc)
+        if not _wants_json():
+            return "The store is full.", 507
+        return json_error(ApiError(507, "store_full", "the store is full; the operator has been told"))
+
     @app.errorhandler(Exception)
     def unexpected_error(exc: Exception) -> Response | tuple[str, int]:
         log.exception("unhandled error on %s %s", request.method, request.path)

@@ -13,6 +13,8 @@ from sitewise.pipeline import find_article as pipeline_find_article
 
 from .errors import ApiError
 from .services import services
+
+from .threadpool import run_cpu_bound
 from .validation import validate_page
 
 #: The preview's wireframe is this many pixels wide (the page is scaled to fit).
@@ -29,7 +31,7 @@ def find_article(page: Page | None, html: str | None, site: str | None) -> Artic
     """The pipeline's answer, with the site's current rules."""
     svc = services()
     rules = svc.store.rules(site) if site else None
-    article = pipeline_find_article(page, html, rules, mss_model=svc.settings.mss_model or None)
+    article = run_cpu_bound(pipeline_find_article, page, html, rules, mss_model=svc.settings.mss_model or None)
     article.site = site
     return article
 

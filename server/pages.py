@@ -25,7 +25,7 @@ from flask import Blueprint, Response, abort, current_app, render_template, requ
 from sitewise.store import decode_page
 
 from .api import checked_site
-from .bookmarklet import bookmarklet_href
+from .bookmarklet import bookmarklet_href, public_base_url
 from .errors import ApiError
 from .services import client_id, services
 
@@ -110,16 +110,12 @@ def url_path(url: str) -> str:
     return (parts.path or "/") + (f"?{parts.query}" if parts.query else "") if parts.netloc else url
 
 
-def server_url() -> str:
-    return request.url_root.rstrip("/")
-
-
 @blueprint.get("/")
 def install() -> str:
     return render_template(
         "install.html",
-        href=bookmarklet_href(server_url()),
-        server=server_url(),
+        href=bookmarklet_href(public_base_url()),
+        server=public_base_url(),
         site_count=len(services().store.sites()),
     )
 

@@ -15,6 +15,7 @@ import jsonschema_rs
 from sitewise.page import Page, PageError
 
 from .errors import ApiError
+from .threadpool import run_cpu_bound
 
 #: A host name is at most 253 characters.
 MAX_SITE_CHARS = 253
@@ -54,7 +55,12 @@ def _reason(message: str) -> str:
 
 
 def validate_page(data: Any, prefix: str = "") -> Page:
-    """A valid :class:`Page` from decoded JSON, or an :class:`ApiError` (400) naming the field."""
+    """A valid :class:`Page` from decoded JSON, or an :class:`ApiError` (400) naming the field. (Off the
+    event loop: a page of 20,000 blocks takes a second to check.)"""
+    return run_cpu_bound(_validate_page, data, prefix)
+
+
+def _validate_page(data: Any, prefix: str) -> Page:
     try:
         page = Page.from_dict(data)
     except PageError as exc:

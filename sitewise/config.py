@@ -62,6 +62,10 @@ class Settings:
     trusted_proxies: int = 0
     #: MSS fallback model file; empty means ``<data_dir>/mss-model.json.gz`` (written by train-mss).
     mss_model: str = ""
+    #: The address readers reach the server at (``https://sitewise.example.org``), which the install page's
+    #: bookmarklet points to; empty means the address the server is bound to, never the request's Host
+    #: header (anyone can send any Host, and a link built from it would send readers elsewhere).
+    public_url: str = ""
 
     @classmethod
     def from_env(cls, **overrides: object) -> "Settings":

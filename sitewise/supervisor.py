@@ -5,7 +5,11 @@ Phases, in the order they run:
 1. **start** — Redis (embedded, unless ``REDIS_URL`` names one), then the web server under gunicorn,
    then the workers; each part is checked ready before the next starts, and the log says where it listens.
 2. **watch** — every child's output is relayed with its name in front; a child that dies is reported
-   (how it died) and started again after a pause; one that keeps dying stops the whole system.
+   (how it died) and started again after a pause that doubles, up to a cap, while it keeps dying. Nothing
+   stops the whole system but a stop request: a part that keeps dying is logged as crash-looping and
+   marked so in the status file (``up-status.json`` in the data directory, shown by ``/healthz``), and
+   comes back by itself once its cause (a Redis outage, a full disk) is gone. A dead web server takes its
+   orphaned gunicorn processes with it (its whole process group), so the restart finds the port free.
 3. **stop** (Ctrl-C or SIGTERM) — web first (no new uploads; requests in flight finish), then the
    workers (each finishes its current job; a second signal, or the grace period running out, makes RQ
    requeue it instead), Redis last, so every acknowledged write is on disk when we exit.
@@ -16,7 +20,7 @@ then stops them in the order above; each child also gets SIGTERM should the supe
 from __future__ import annotations
 
 import collections
-import ctypes
+import json
 import logging
 import os
 import selectors
@@ -27,11 +31,13 @@ import time
 import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Callable
 
 import redis
 
 from .config import Settings
+from .processes import stop_with_parent
 from .redis_conn import EmbeddedRedis
 
 log = logging.getLogger("sitewise.up")
@@ -41,21 +47,26 @@ POLL_INTERVAL_S = 0.5
 #: How long a part may take to become ready before ``sitewise up`` gives up (gunicorn imports the app
 #: in every web process, which takes a few seconds on a busy 2-core machine).
 READY_TIMEOUT_S = 60.0
-#: A child that dies this many times within ``CRASH_WINDOW_S`` is crash-looping: stop everything
-#: rather than restart it forever while the log scrolls past.
-MAX_DEATHS = 5
+#: A child that dies this many times within ``CRASH_WINDOW_S`` is crash-looping: said at CRITICAL level
+#: and in the status file, and still restarted (what kills it may pass: a Redis outage, a full disk).
+CRASH_LOOP_DEATHS = 5
 CRASH_WINDOW_S = 60.0
 #: Pause before restarting a dead child, doubled at each death within the window (a child that died
-#: because Redis is briefly away should not spin).
+#: because Redis is briefly away should not spin) up to the cap (so it is back soon after the cause is).
 RESTART_DELAY_S = 1.0
+MAX_RESTART_DELAY_S = 30.0
+#: How often the watch loop checks that Redis answers (for the status file and the log).
+REDIS_CHECK_INTERVAL_S = 2.0
+#: A Redis check must not hold up the relay of the children's output.
+REDIS_CHECK_TIMEOUT_S = 1.0
+#: The health signal: the state of every part, rewritten when it changes (in the data directory).
+STATUS_FILE = "up-status.json"
 #: After the grace period a worker's job is abandoned to RQ (second SIGTERM: the work-horse is killed and
 #: the job requeued); this long more, and the worker is killed outright.
 FORCED_STOP_S = 10.0
 #: RQ ignores a second SIGTERM that comes within a second of the first (it takes it for a duplicate), so
 #: the one that turns a warm shutdown into a cold one waits at least this long.
 RQ_SIGNAL_DEDUPE_S = 1.1
-#: Linux ``prctl`` option that delivers a signal to a child when its parent dies.
-_PR_SET_PDEATHSIG = 1
 
 
 @dataclass
@@ -67,6 +78,10 @@ class Child:
     env: dict[str, str]
     #: The signal that cuts a graceful stop short: gunicorn's is SIGQUIT, RQ's a second SIGTERM.
     hurry_signal: signal.Signals = signal.SIGTERM
+    #: Kill what is left of the child's process group when it dies: gunicorn's workers outlive a SIGKILLed
+    #: master, holding the listening port and finishing slow requests (an RQ work-horse is left to finish
+    #: its job instead: the job is recorded when it ends).
+    kill_orphans: bool = False
     process: subprocess.Popen[bytes] | None = None
     deaths: collections.deque[float] = field(default_factory=collections.deque)
     restart_at: float | None = None
@@ -84,7 +99,7 @@ class Child:
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             process_group=0,
-            preexec_fn=_stop_with_parent,
+            preexec_fn=stop_with_parent,
         )
         self.restart_at = None
 
@@ -103,6 +118,25 @@ class Child:
             self.deaths.popleft()
         return len(self.deaths)
 
+    def kill_process_group(self) -> None:
+        """SIGKILL whatever still runs in the (dead) child's process group."""
+        if self.process is None:
+            return
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)  # the group's id is the child's pid (process_group=0)
+        except ProcessLookupError:
+            return
+        log.warning("%s: killed the processes left in its group (pgid %s)", self.name, self.process.pid)
+
+    def state(self, now: float) -> dict[str, object]:
+        """The child as the status file shows it."""
+        deaths = sum(1 for t in self.deaths if now - t <= CRASH_WINDOW_S)
+        if self.restart_at is not None:
+            state = "crash-looping" if deaths >= CRASH_LOOP_DEATHS else "restarting"
+        else:
+            state = "running" if self.running() else "stopped"
+        return {"state": state, "pid": self.pid, "deaths_last_minute": deaths}
+
 
 def describe_exit(returncode: int) -> str:
     """``exited with status 3`` or ``killed by SIGKILL`` for a Popen return code."""
@@ -114,15 +148,6 @@ def describe_exit(returncode: int) -> str:
     return f"exited with status {returncode}"
 
 
-#: libc, loaded before any fork: the child between fork and exec must not load libraries (another thread,
-#: such as ``sitewise demo``'s, may hold the loader's lock at the moment of the fork).
-_LIBC = ctypes.CDLL(None, use_errno=True) if sys.platform.startswith("linux") else None
-
-
-def _stop_with_parent() -> None:
-    """In the child before exec: ask the kernel for SIGTERM when the supervisor dies (Linux only)."""
-    if _LIBC is not None:
-        _LIBC.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 @dataclass(frozen=True)
@@ -148,11 +173,14 @@ class Supervisor:
         self.selector = selectors.DefaultSelector()
         self.stop_requests = 0
         self.failed = False
+        self.redis_ok = True
+        self._redis_checked_at = 0.0
+        self._status: dict[str, object] = {}
 
     # -- public ----------------------------------------------------------------------------------
 
     def run(self, on_ready: Callable[["Supervisor"], None] | None = None) -> int:
-        """Start everything, watch until asked to stop (or a part crash-loops), then stop everything."""
+        """Start everything, watch until asked to stop, then stop everything; 1 if the start failed."""
         previous = {sig: signal.signal(sig, self._request_stop) for sig in (signal.SIGINT, signal.SIGTERM)}
         try:
             try:
@@ -181,7 +209,7 @@ class Supervisor:
     def start(self) -> None:
         self._start_redis()
         env = self._child_env()
-        self.web = Child("web", self._gunicorn_argv(), env, hurry_signal=signal.SIGQUIT)
+        self.web = Child("web", self._gunicorn_argv(), env, hurry_signal=signal.SIGQUIT, kill_orphans=True)
         self._launch(self.web)
         self._wait_for_web()
         self.workers = [
@@ -213,11 +241,18 @@ class Supervisor:
             self.embedded.data_dir / "redis.log",
         )
 
+    @property
+    def status_path(self) -> Path:
+        return Path(self.settings.data_dir) / STATUS_FILE
+
     def _child_env(self) -> dict[str, str]:
         env = dict(os.environ)
         env.update(
             REDIS_URL=self.redis_url,
             SITEWISE_DATA_DIR=str(self.settings.data_dir),
+            # The install page's bookmarklet points here unless the operator named a public address.
+            SITEWISE_PUBLIC_URL=self.settings.public_url or self.base_url,
+            SITEWISE_UP_STATUS=str(self.status_path),
             PYTHONUNBUFFERED="1",  # children's log lines reach the relay as they are written
         )
         return env
@@ -296,10 +331,12 @@ class Supervisor:
     # -- watch -----------------------------------------------------------------------------------
 
     def watch(self) -> None:
-        while not self.stop_requests and not self.failed:
+        redis_restart = _Backoff()
+        while not self.stop_requests:
             self._pump(POLL_INTERVAL_S)
             now = time.monotonic()
-            self._watch_redis()
+            self._watch_embedded_redis(redis_restart, now)
+            self._check_redis(now)
             for child in self._children():
                 if child.restart_at is not None:
                     if now >= child.restart_at:
@@ -307,38 +344,88 @@ class Supervisor:
                         log.warning("%s: restarted as pid %s", child.name, child.pid)
                 elif not child.running():
                     self._handle_death(child, now)
+            self._write_status(now)
 
-    def _watch_redis(self) -> None:
-        """The embedded Redis is restarted in place: its append-only file brings every write back."""
-        if self.embedded is None or self.embedded.process is None or self.embedded.process.poll() is None:
+    def _watch_embedded_redis(self, backoff: "_Backoff", now: float) -> None:
+        """The embedded Redis is restarted in place: its append-only file brings every write back. A
+        restart that fails (a full disk, a port taken) is tried again with backoff, never given up."""
+        process = self.embedded.process if self.embedded else None
+        if self.embedded is None or (process is not None and process.poll() is None) or not backoff.due(now):
             return
-        log.error(
-            "redis: embedded redis-server (pid %s) %s; restarting it from %s",
-            self.embedded.process.pid, describe_exit(self.embedded.process.returncode), self.embedded.data_dir,
-        )
+        if process is not None:
+            log.error(
+                "redis: embedded redis-server (pid %s) %s; restarting it from %s",
+                process.pid, describe_exit(process.returncode), self.embedded.data_dir,
+            )
         try:
             self.embedded.start()
         except RuntimeError as exc:
-            log.critical("redis: could not restart: %s; stopping", exc)
-            self.failed = True
+            self.embedded.process = None
+            delay = backoff.failed(now)
+            log.critical("redis: could not restart: %s; trying again in %.0f s", exc, delay)
             return
+        backoff.reset()
         log.warning("redis: restarted as pid %s on %s", self.embedded.process.pid, self.redis_url)
+
+    def _check_redis(self, now: float) -> None:
+        """Note (log and status) when Redis stops or starts answering; the children wait for it themselves."""
+        if now - self._redis_checked_at < REDIS_CHECK_INTERVAL_S:
+            return
+        self._redis_checked_at = now
+        client = redis.Redis.from_url(
+            self.redis_url, socket_timeout=REDIS_CHECK_TIMEOUT_S, socket_connect_timeout=REDIS_CHECK_TIMEOUT_S,
+            retry=None,
+        )
+        try:
+            client.ping()
+            answered, problem = True, ""
+        except redis.RedisError as exc:
+            answered, problem = False, str(exc)
+        finally:
+            client.close()
+        if answered != self.redis_ok:
+            if answered:
+                log.warning("redis: %s answers again", self.redis_url)
+            else:
+                log.error("redis: %s does not answer (%s); the web server answers 503 and the workers wait", self.redis_url, problem)
+        self.redis_ok = answered
 
     def _handle_death(self, child: Child, now: float) -> None:
         assert child.process is not None
         self._close_output(child)
+        if child.kill_orphans:
+            child.kill_process_group()
         deaths = child.record_death(now)
         how = describe_exit(child.process.returncode)
-        if deaths >= MAX_DEATHS:
+        delay = restart_delay(deaths)
+        if deaths >= CRASH_LOOP_DEATHS:
             log.critical(
-                "%s (pid %s) %s — %d deaths in %.0f s; stopping sitewise",
-                child.name, child.pid, how, deaths, CRASH_WINDOW_S,
+                "%s (pid %s) %s — %d deaths in %.0f s: crash-looping; restarting it in %.0f s",
+                child.name, child.pid, how, deaths, CRASH_WINDOW_S, delay,
             )
-            self.failed = True
-            return
-        delay = RESTART_DELAY_S * 2 ** (deaths - 1)
-        log.error("%s (pid %s) %s; restarting it in %.0f s", child.name, child.pid, how, delay)
+        else:
+            log.error("%s (pid %s) %s; restarting it in %.0f s", child.name, child.pid, how, delay)
         child.restart_at = now + delay
+
+    def _write_status(self, now: float) -> None:
+        """Rewrite the status file when a part's state changed (atomically: readers never see half)."""
+        parts = {child.name: child.state(now) for child in self._children()}
+        status = {
+            "supervisor_pid": os.getpid(),
+            "redis": {"url": self.redis_url, "answers": self.redis_ok},
+            "parts": parts,
+            "crash_looping": sorted(name for name, part in parts.items() if part["state"] == "crash-looping"),
+        }
+        if status == self._status:
+            return
+        self._status = status
+        temporary = self.status_path.with_suffix(".tmp")
+        try:
+            temporary.parent.mkdir(parents=True, exist_ok=True)  # with REDIS_URL nothing else made it
+            temporary.write_text(json.dumps(status, indent=1))
+            os.replace(temporary, self.status_path)
+        except OSError as exc:
+            log.warning("could not write %s: %s", self.status_path, exc)
 
     # -- stop ------------------------------------------------------------------------------------
 
@@ -360,6 +447,7 @@ class Supervisor:
             self.embedded.stop()
             log.info("redis: stopped; data is in %s", self.embedded.data_dir)
         self.selector.close()
+        self.status_path.unlink(missing_ok=True)
         log.info("sitewise stopped")
 
     def _stop_children(self, children: list[Child], grace: float) -> None:
@@ -438,6 +526,32 @@ class Supervisor:
     def _emit(child: Child, line: bytes) -> None:
         sys.stderr.write(f"{child.name:>9} | {line.decode('utf-8', 'replace').rstrip()}\n")
         sys.stderr.flush()
+
+
+def restart_delay(failures: int) -> float:
+    """The pause before the next try after ``failures`` (≥ 1) in a row: :data:`RESTART_DELAY_S`, doubling up
+    to :data:`MAX_RESTART_DELAY_S`."""
+    return min(RESTART_DELAY_S * 2 ** (failures - 1), MAX_RESTART_DELAY_S)
+
+
+class _Backoff:
+    """When to try again after failures in a row (see :func:`restart_delay`)."""
+
+    def __init__(self) -> None:
+        self.failures = 0
+        self.next_at = 0.0
+
+    def due(self, now: float) -> bool:
+        return now >= self.next_at
+
+    def failed(self, now: float) -> float:
+        self.failures += 1
+        delay = restart_delay(self.failures)
+        self.next_at = now + delay
+        return delay
+
+    def reset(self) -> None:
+        self.failures, self.next_at = 0, 0.0
 
 
 def _http_status(url: str) -> int | None:

@@ -12,7 +12,7 @@ from sitewise.learn.rules import apply_rules
 from sitewise.metrics import word_prf
 from sitewise.page import Page
 from sitewise.sample_site import generate_site
-from worker.queue import learn_queue
+from worker.queue import JOB_SERIALIZER, learn_queue
 
 
 def site_articles(uploaded: int, held_out: int) -> tuple[list, list]:
@@ -30,7 +30,7 @@ def upload(client, page: Page, address: str) -> int:
 
 def learn(store) -> None:
     """Run every queued learn job (the worker keeping up)."""
-    SimpleWorker([learn_queue(store.redis)], connection=store.redis).work(burst=True)
+    SimpleWorker([learn_queue(store.redis)], connection=store.redis, serializer=JOB_SERIALIZER).work(burst=True)
 
 
 def held_out_f1(rules, held_out) -> float:

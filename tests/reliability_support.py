@@ -10,6 +10,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -158,6 +159,31 @@ def children_of(pid: int) -> list[int]:
     return found
 
 
+def pids_alive(pids: list[int]) -> list[int]:
+    alive = []
+    for pid in pids:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            continue
+        # A zombie is dead but not yet reaped by a parent that is itself gone: count it as dead.
+        try:
+            if open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0] != "Z":
+                alive.append(pid)
+        except FileNotFoundError:  # gone between the two looks
+            continue
+    return alive
+
+
+def descendants(pid: int) -> list[int]:
+    found, frontier = [], [pid]
+    while frontier:
+        children = [c for p in frontier for c in children_of(p)]
+        found += children
+        frontier = children
+    return found
+
+
 def start_worker(redis_url: str, log_path: Path, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
     """``python -m worker`` as a real process against ``redis_url`` (what ``sitewise up`` and compose run)."""
     environment = {**os.environ, "REDIS_URL": redis_url, **(env or {})}
@@ -177,3 +203,68 @@ def status_of(url: str) -> int | None:
         return http("GET", url, timeout=5)[0]
     except (urllib.error.URLError, OSError):
         return None
+
+
+class ClientThreads:
+    """``count`` threads each running :meth:`client` (given its number) from ``with`` until its end,
+    which sets ``stopping`` and waits for them."""
+
+    def __init__(self, count: int) -> None:
+        self.stopping = threading.Event()
+        self.threads = [threading.Thread(target=self.client, args=(i,), daemon=True) for i in range(count)]
+
+    def client(self, number: int) -> None:
+        raise NotImplementedError
+
+    def __enter__(self):
+        for thread in self.threads:
+            thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stopping.set()
+        for thread in self.threads:
+            thread.join(timeout=60)
+
+
+class SlowClients(ClientThreads):
+    """``count`` connections that send a request's headers one byte at a time (a slowloris attack), each
+    reconnecting when the server cuts it off. Only to 127.0.0.1."""
+
+    #: Pause between two bytes: slow enough to hold a connection for minutes if the server let it.
+    BYTE_INTERVAL_S = 0.1
+
+    def __init__(self, port: int, count: int) -> None:
+        super().__init__(count)
+        self.port = port
+        self.connections = 0
+
+    def client(self, number: int) -> None:
+        request = b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Padding: " + b"a" * 100_000
+        while not self.stopping.is_set():
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=10) as sock:
+                    self.connections += 1
+                    for byte in request:
+                        if self.stopping.wait(self.BYTE_INTERVAL_S):
+                            return
+                        sock.sendall(bytes([byte]))
+            except OSError:  # cut off by the server: come back, as an attacker would
+                self.stopping.wait(self.BYTE_INTERVAL_S)
+
+
+def probe(url: str, seconds: float, interval: float = 0.5, timeout: float = 5.0) -> list[float | None]:
+    """GET ``url`` every ``interval`` for ``seconds``: each probe's latency in seconds, None if unanswered
+    (or not 200) within ``timeout``."""
+    latencies: list[float | None] = []
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        started = time.monotonic()
+        try:
+            status = http("GET", url, timeout=timeout)[0]
+        except OSError:
+            status = None
+        elapsed = time.monotonic() - started
+        latencies.append(elapsed if status == 200 and elapsed <= timeout else None)
+        time.sleep(max(0.0, interval - elapsed))
+    return latencies

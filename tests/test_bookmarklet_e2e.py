@@ -240,11 +240,11 @@ def run_learning_jobs(store: Store) -> int:
     """Run the queued learning jobs with a real RQ worker (in this process, until the queue is empty)."""
     from rq import SimpleWorker
 
-    from worker.queue import learn_queue
+    from worker.queue import JOB_SERIALIZER, learn_queue
 
     queue = learn_queue(store.redis)
     jobs = len(queue)
-    SimpleWorker([queue], connection=store.redis).work(burst=True)
+    SimpleWorker([queue], connection=store.redis, serializer=JOB_SERIALIZER).work(burst=True)
     return jobs
 
 

@@ -46,6 +46,8 @@ def test_redis_is_append_only_on_a_named_volume():
     assert redis["image"].startswith("redis:7")
     command = " ".join(redis["command"])
     assert "--appendonly yes" in command and "--appendfsync always" in command
+    # Bounded, and full means refusing writes, never evicting stored pages or queued jobs.
+    assert "--maxmemory ${SITEWISE_REDIS_MAXMEMORY:-2gb}" in command and "--maxmemory-policy noeviction" in command
     volume, mount = redis["volumes"][0].split(":")[:2]
     assert mount == "/data" and volume in COMPOSE["volumes"]
     assert "redis-cli" in redis["healthcheck"]["test"] and "ping" in redis["healthcheck"]["test"]

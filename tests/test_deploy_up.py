@@ -20,7 +20,7 @@ from sitewise.redis_conn import EmbeddedRedis
 from sitewise.sample_site import generate_site
 from worker.queue import learn_queue
 
-from reliability_support import children_of, http, sitewise_up, wait_for
+from reliability_support import descendants, http, pids_alive, sitewise_up, wait_for
 
 #: Seconds a site may take to be learned after its third upload on a busy 2-core machine.
 LEARN_TIMEOUT_S = 120
@@ -38,28 +38,6 @@ def sites():
         )
         out[f"{name}.test"] = [page.to_dict() for page, sample in pages.values() if sample.article]
     return out
-
-
-def pids_alive(pids: list[int]) -> list[int]:
-    alive = []
-    for pid in pids:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            continue
-        # A zombie is dead but not yet reaped by a parent that is itself gone: count it as dead.
-        if open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0] != "Z":
-            alive.append(pid)
-    return alive
-
-
-def descendants(pid: int) -> list[int]:
-    found, frontier = [], [pid]
-    while frontier:
-        children = [c for p in frontier for c in children_of(p)]
-        found += children
-        frontier = children
-    return found
 
 
 def logged_pid(log: str, pattern: str) -> int:

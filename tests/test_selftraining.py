@@ -8,7 +8,7 @@ from sitewise.mss.blockmodel import BlockModel
 from sitewise.mss.selftrain import MIN_GAIN
 from sitewise.pipeline import rule_labelled_pages
 from worker.fallback import maybe_enqueue_retrain
-from worker.queue import learn_queue
+from worker.queue import JOB_SERIALIZER, learn_queue
 
 pytestmark = pytest.mark.browser
 
@@ -36,7 +36,7 @@ def test_retrain_job_writes_a_model_the_fallback_uses(learned_store, redis_clien
     model = tmp_path / "mss-model.json.gz"
     monkeypatch.setenv("SITEWISE_MSS_MODEL", str(model))
     job = learn_queue(redis_client).enqueue_call("worker.fallback.retrain_fallback", kwargs={"min_pages": 10})
-    SimpleWorker([learn_queue(redis_client)], connection=redis_client).work(burst=True)
+    SimpleWorker([learn_queue(redis_client)], connection=redis_client, serializer=JOB_SERIALIZER).work(burst=True)
     job.refresh()
     assert job.is_finished, job.exc_info
     result = job.return_value()

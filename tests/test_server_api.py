@@ -500,7 +500,7 @@ def test_admin_relearn_queues_a_forced_job(client, store):
     assert response.status_code == 202
     job = learn_queue(store.redis).jobs[0]
     assert job.id == response.get_json()["job"]
-    assert job.args == ("news.example",) and job.kwargs == {"force": True}
+    assert job.args == ["news.example"] and job.kwargs == {"force": True}
     assert client.get("/healthz").get_json()["queue"]["learn"] == 1
 
 

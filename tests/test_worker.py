@@ -11,7 +11,7 @@ from learn_support import sample_pages
 from sitewise.cli import main
 from sitewise.learn.site import learn_stored_site
 from sitewise.sample_site import generate_site
-from worker.queue import enqueue_learn, learn_queue, pending_job_id, release_pending
+from worker.queue import JOB_SERIALIZER, enqueue_learn, learn_queue, pending_job_id, release_pending
 
 
 @pytest.fixture(scope="module")
@@ -21,7 +21,7 @@ def gazette_pages():
 
 
 def _run_worker(redis_client) -> None:
-    SimpleWorker([learn_queue(redis_client)], connection=redis_client).work(burst=True)
+    SimpleWorker([learn_queue(redis_client)], connection=redis_client, serializer=JOB_SERIALIZER).work(burst=True)
 
 
 def test_at_most_one_pending_job_per_site(redis_client):

@@ -12,7 +12,7 @@ from typing import Any
 
 import redis
 from rq import get_current_job
-from rq.job import Job
+from rq.job import Job, Retry
 
 from sitewise.config import Settings
 from sitewise.mss.selftrain import self_train
@@ -28,6 +28,10 @@ log = logging.getLogger(__name__)
 RETRAIN_INTERVAL_S = 600
 #: Training on a few thousand pages takes under a minute; this is the safety net.
 RETRAIN_TIMEOUT_S = 1800
+#: A retrain whose work-horse dies (OOM, SIGKILL) or that raises is run again this many times, as learn jobs
+#: are (at once: delayed retries need RQ's scheduler process); retraining from the same pages is idempotent
+#: and the model file is replaced atomically.
+RETRAIN_RETRIES = 2
 _RETRAIN_MARK = "sitewise:mss-retrain"
 
 
@@ -40,6 +44,7 @@ def maybe_enqueue_retrain(connection: redis.Redis) -> Job | None:
         timeout=RETRAIN_TIMEOUT_S,
         result_ttl=RESULT_TTL_S,
         failure_ttl=FAILURE_TTL_S,
+        retry=Retry(max=RETRAIN_RETRIES),
         description="retrain the MSS fallback on learned sites",
     )
 

@@ -21,11 +21,15 @@ import redis
 from rq import Queue
 from rq.exceptions import NoSuchJobError
 from rq.job import Job, Retry
+from rq.serializers import JSONSerializer
 
 log = logging.getLogger(__name__)
 
 #: The queue learning jobs go to (``python -m worker`` consumes it).
 QUEUE_NAME = "sitewise-learn"
+#: Job payloads (function name, arguments, results) are JSON, never pickle: with pickle, anyone who can
+#: write to Redis could make every worker run code of their choosing. Workers must use the same one.
+JOB_SERIALIZER = JSONSerializer
 #: A learn job may run this long (learning a site of 500 pages takes seconds; this is a safety net).
 JOB_TIMEOUT_S = 600
 #: A learn job whose work-horse dies (SIGKILL, OOM) or that raises is run again this many times: learning
@@ -47,7 +51,7 @@ _UNMATCHED = "sitewise:unmatched:"
 
 
 def learn_queue(connection: redis.Redis) -> Queue:
-    return Queue(QUEUE_NAME, connection=connection)
+    return Queue(QUEUE_NAME, connection=connection, serializer=JOB_SERIALIZER)
 
 
 def pending_key(site: str) -> str:
@@ -69,7 +73,7 @@ def enqueue_learn(site: str, *, connection: redis.Redis, force: bool = False) ->
         existing = pending_job_id(site, connection)
         if existing:
             try:
-                return Job.fetch(existing, connection=connection)
+                return Job.fetch(existing, connection=connection, serializer=JOB_SERIALIZER)
             except NoSuchJobError:
                 log.warning("pending learn job %s of %s is gone; queueing a new one", existing, site)
         connection.set(pending_key(site), job_id, ex=PENDING_TTL_S)

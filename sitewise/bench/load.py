@@ -412,7 +412,7 @@ def _write_report(path: Path, args: argparse.Namespace, fsync: str, results: lis
         f"{os.cpu_count()} cores, Python {platform.python_version()}, load average before the run "
         f"{load[0]:.1f} (other work on the machine inflates latencies).",
         "",
-        f"System: `sitewise up` on 127.0.0.1 — {args.web_processes} gunicorn processes (gthread), embedded Redis "
+        f"System: `sitewise up` on 127.0.0.1 — {args.web_processes} gunicorn processes (gevent), embedded Redis "
         f"(append-only, appendfsync {fsync}), 1 learning worker{' (learning on)' if args.with_learning else ' (idle: uploads do not trigger learning)'}; "
         f"per-client upload limits off. Clients: {args.connections} keep-alive connections in "
         f"{args.client_processes} processes on the same machine, {args.duration:g} s per phase.",
