@@ -16,7 +16,7 @@ from flask import Blueprint, Response, request
 
 from bookmarklet import source
 
-from .app import services
+from .services import services
 
 blueprint = Blueprint("bookmarklet", __name__, url_prefix="/bookmarklet")
 

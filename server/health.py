@@ -12,8 +12,8 @@ from flask import Blueprint, Response, jsonify
 
 from sitewise import __version__
 
-from .services import services
 from .errors import STORE_RETRY_AFTER_S
+from .services import services
 
 log = logging.getLogger(__name__)
 blueprint = Blueprint("health", __name__)
