@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from .blocks import FEATURE_NAMES, block_features, page_signals
+from .boundaries import BOUNDARY_SCORE
 from .clean import CleanOptions, clean_dom
 from .forest import TreeEnsemble
 from .search import k_best
@@ -41,10 +42,14 @@ BOOSTING = {
     "max_iter": 200, "learning_rate": 0.1, "max_depth": 6, "max_leaf_nodes": 31, "min_samples_leaf": 50,
     "l2_regularization": 1.0,
 }
-#: A block is worth keeping when P(article) exceeds this (set out of fold on wcxb-dev; docs/bench-mss.md).
-THRESHOLD = 0.4
-#: A maximal run besides the best joins the article when it is worth this share of the best run.
-MIN_SEGMENT_SHARE = 0.0
+#: A block adds to a run when P(article) exceeds this. Chosen out of fold on wcxb-dev together with the
+#: two below, and checked on the sets training never sees (docs/bench-mss.md): 0.4 took in more of
+#: listings and collections but more comment threads on older news pages.
+THRESHOLD = 0.5
+#: A maximal run besides the best joins the article when it is worth this share of the best run: forum
+#: answers and product sections join the first post and the description; a stray teaser does not.
+#: 0.0 (every positive run) and 1.0 (the best run alone) each lost on some set.
+MIN_SEGMENT_SHARE = 0.1
 #: The page clean-up before tokenizing: none. Hidden elements, navigation and named furniture are
 #: features the model weighs, not elements removed by rule (server-rendered pages hide their content
 #: until scripts run; a product page's "related" names can hold its specifications).
@@ -104,11 +109,15 @@ class BlockModel:
             return np.zeros(0)
         return 1.0 / (1.0 + np.exp(-self.decision_function(X)))
 
-    def select(self, probabilities: np.ndarray, words: np.ndarray) -> np.ndarray:
+    def select(self, probabilities: np.ndarray, words: np.ndarray, boundaries: np.ndarray | None = None) -> np.ndarray:
         """Which blocks are the article: the maximal runs of ``(P − threshold) × words`` worth at least
-        :attr:`min_segment_share` of the best one."""
+        :attr:`min_segment_share` of the best one. No run crosses a ``boundaries`` block (a line that
+        opens the comments or the related stories), as in the token pipeline: what follows one joins only
+        as a run of its own, worth enough beside the article."""
         keep = np.zeros(probabilities.size, dtype=bool)
         scores = (probabilities - self.threshold) * np.maximum(words, 1)
+        if boundaries is not None:
+            scores = np.where(boundaries, BOUNDARY_SCORE, scores)
         runs = k_best(scores, probabilities.size)
         if runs:
             floor = self.min_segment_share * runs[0].value
@@ -167,6 +176,11 @@ class PageBlocks:
     features: np.ndarray
     #: Whether the heading that repeats the headline was found (not another part of the title).
     repeats_headline: bool = False
+
+    @property
+    def boundaries(self) -> np.ndarray:
+        """Whether each block is a line that opens what follows an article (:mod:`.boundaries`)."""
+        return self.features[:, FEATURE_NAMES.index("is_closing_line")] > 0
 
     @property
     def words(self) -> np.ndarray:

@@ -229,7 +229,7 @@ class BlockMSS:
             return MSSResult("", None, 0.0, reason="no text")
         probabilities = self.model.predict_proba(blocks.features)
         words = blocks.words
-        keep = self.model.select(probabilities, words)
+        keep = self.model.select(probabilities, words, blocks.boundaries)
         if not keep.any():
             return MSSResult("", None, 0.0, reason="no block scored as article")
         tokens = blocks.tokens
