@@ -27,11 +27,12 @@ PREVIEW_MAX_BLOCKS = 1000
 PREVIEW_TEXT_CHARS = 400
 
 
-def find_article(page: Page | None, html: str | None, site: str | None) -> Article:
+def find_article(page: Page | None, html: str | None, site: str | None, url: str | None = None) -> Article:
     """The pipeline's answer, with the site's current rules."""
     svc = services()
     rules = svc.store.rules(site) if site else None
-    article = run_cpu_bound(pipeline_find_article, page, html, rules, mss_model=svc.settings.mss_model or None)
+    article = run_cpu_bound(pipeline_find_article, page, html, rules, mss_model=svc.settings.mss_model or None,
+                            url=url)
     article.site = site
     return article
 
@@ -65,7 +66,7 @@ def extract_request(data: Any) -> dict[str, Any]:
             site = services().store.site_key(host_of(url))
         except PageError as exc:
             raise ApiError.bad_field("url", exc.reason) from None
-    return find_article(page, html, site).to_json()
+    return find_article(page, html, site, url).to_json()
 
 
 # -- the dashboard's preview -----------------------------------------------------------------------------

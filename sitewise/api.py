@@ -131,7 +131,7 @@ def extract_article(
     page_html = readable_html(html)
     site = site_for(url)
     rule_set, mismatch = _rules_for(rules, site)
-    article = find_article(page, page_html, rule_set, mss_model=mss_model)
+    article = find_article(page, page_html, rule_set, mss_model=mss_model, url=url)
     if mismatch and article.method == "mss":
         article.fallback_reason = mismatch
     metadata = read_metadata(page_html)

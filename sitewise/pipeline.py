@@ -55,17 +55,19 @@ class Article:
 
 
 def find_article(
-    page: Page | None, html: str | None, rules: dict[str, Any] | None, *, mss_model: Any = None
+    page: Page | None, html: str | None, rules: dict[str, Any] | None, *, mss_model: Any = None,
+    url: str | None = None,
 ) -> Article:
     """The article of a page: by ``rules`` (the site's current rule set) when given and confident,
-    otherwise by MSS on the HTML (rebuilt from the blocks when only a collected page is at hand)."""
+    otherwise by MSS on the HTML (rebuilt from the blocks when only a collected page is at hand).
+    ``url``: the page's address when only its HTML is at hand (one of the fallback's signals)."""
     fallback_reason = "site not learned"
     if rules is not None:
         by_rules = _by_rules(rules, page, html)
         if by_rules.reason == "ok":
             return by_rules
         fallback_reason = f"rules did not apply: {by_rules.reason}"
-    article = _by_mss(page, html, mss_model)
+    article = _by_mss(page, html, mss_model, url or (page.url if page is not None else None))
     article.fallback_reason = fallback_reason
     return article
 
@@ -105,11 +107,11 @@ def _by_rules(rules: dict[str, Any], page: Page | None, html: str | None) -> Art
     return article
 
 
-def _by_mss(page: Page | None, html: str | None, model: Any) -> Article:
+def _by_mss(page: Page | None, html: str | None, model: Any, url: str | None) -> Article:
     from .mss import extract_mss
 
     source = html or (page.html if page is not None else None) or rebuild_html(page)
-    result = extract_mss(source, model)
+    result = extract_mss(source, model, url)
     article = Article(method="mss", text=result.text, body=result.text, span=list(result.span) if result.span else None, reason=result.reason)
     if page is not None:
         article.site = page.site
@@ -202,7 +204,7 @@ class SitewiseExtractor:
         return self
 
     def extract_detailed(self, document: Document) -> tuple[str, dict[str, Any]]:
-        article = find_article(document.page, document.html, self.rules_, mss_model=self.mss_model)
+        article = find_article(document.page, document.html, self.rules_, mss_model=self.mss_model, url=document.url)
         info = {"method": article.method}
         if article.fallback_reason and article.method == "mss":
             info["why"] = article.fallback_reason

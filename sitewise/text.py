@@ -10,8 +10,6 @@ import functools
 import re
 from typing import Callable
 
-from nltk.stem.porter import PorterStemmer
-from nltk.stem.snowball import SnowballStemmer
 
 _SNOWBALL = {
     "ar": "arabic", "da": "danish", "nl": "dutch", "en": "english", "fi": "finnish", "fr": "french",
@@ -40,9 +38,15 @@ def stemmer_for(lang: str | None) -> Callable[[str], str]:
     """A stemming function for the language: Snowball where it has one, identity otherwise."""
     code = base_language(lang)
     if code == "en":
+        from nltk.stem.porter import PorterStemmer  # nltk takes most of a second to import: only when stemming
+
         return PorterStemmer().stem
     name = _SNOWBALL.get(code)
-    return SnowballStemmer(name).stem if name else (lambda word: word)
+    if not name:
+        return lambda word: word
+    from nltk.stem.snowball import SnowballStemmer
+
+    return SnowballStemmer(name).stem
 
 
 @functools.lru_cache(maxsize=64)

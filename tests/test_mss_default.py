@@ -165,13 +165,20 @@ def test_a_site_name_found_through_another_title_part_is_not_an_article_alone():
     assert not result.found and "no paragraph" in result.reason
 
 
-def test_without_a_model_the_mss_extractor_uses_the_line_scorer(tmp_path, monkeypatch):
+def test_the_shipped_block_model_is_the_default_and_the_line_scorer_the_last_resort(tmp_path, monkeypatch):
     from sitewise.extractors import get_extractor
-    from sitewise.mss.extractor import load_scorer
+    from sitewise.mss import model
+    from sitewise.mss.blockmodel import BlockModel
+    from sitewise.mss.extractor import BlockMSS, load_scorer
 
     monkeypatch.setenv("SITEWISE_DATA_DIR", str(tmp_path))
     monkeypatch.delenv("SITEWISE_MSS_MODEL", raising=False)
+    assert isinstance(load_scorer(), BlockModel)  # shipped in the package
+    assert isinstance(get_extractor("mss").pipeline, BlockMSS)
+    with pytest.raises(ValueError, match="token pipeline"):
+        get_extractor("mss", title_anchor="no")
+    monkeypatch.setattr(model, "SHIPPED_MODEL", tmp_path / "absent.json.gz")
     assert isinstance(load_scorer(), LineScorer)
-    extractor = get_extractor("mss", title_anchor="no", boundaries="off")
+    extractor = get_extractor("mss-line", title_anchor="no", boundaries="off")
     assert isinstance(extractor.pipeline.scorer, LineScorer)
     assert not extractor.pipeline.title_anchor and not extractor.pipeline.boundaries

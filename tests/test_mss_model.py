@@ -5,7 +5,7 @@ import json
 import numpy as np
 import pytest
 
-from sitewise.mss.model import ModelError, load_model, resolve_model_path, save_model
+from sitewise.mss.model import SHIPPED_MODEL, ModelError, load_model, resolve_model_path, save_model
 from sitewise.mss.scorers import PAPER_FEATURES, FeatureCounter, NaiveBayesScorer, fit_logistic
 from sitewise.mss.tokenize import tokenize
 from sitewise.mss.train import label_tokens, train
@@ -103,4 +103,6 @@ def test_configured_model_path_is_found(trained, tmp_path, monkeypatch):
     assert resolve_model_path() == path
     monkeypatch.setenv("SITEWISE_MSS_MODEL", str(tmp_path / "absent.json.gz"))
     monkeypatch.setenv("SITEWISE_DATA_DIR", str(tmp_path))
-    assert resolve_model_path() is None  # nothing configured exists and no model is shipped
+    assert resolve_model_path() == SHIPPED_MODEL  # nothing configured exists: the shipped block model
+    monkeypatch.setattr("sitewise.mss.model.SHIPPED_MODEL", tmp_path / "not-shipped.json.gz")
+    assert resolve_model_path() is None  # and without it, none (the line scorer takes over)
