@@ -61,6 +61,7 @@ REGISTRY: dict[str, str] = {
     "rules": "sitewise.learn.extractor:RulesExtractor",
     "mss": "sitewise.mss.extractor:SupervisedMSS",
     "mss-baseline": "sitewise.mss.extractor:BaselineMSS",
+    "mss-line": "sitewise.mss.extractor:LineMSS",
     "sitewise": "sitewise.pipeline:SitewiseExtractor",
     # Peers for the side-by-side benchmark (optional: pip install 'sitewise[bench]').
     "trafilatura": "sitewise.bench.peers:Trafilatura",
