@@ -26,7 +26,7 @@ from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
-from .mss_report import SYSTEM, Outcome, PageResult, Run, render, summary_text
+from .mss_report import OLDER_FALLBACKS, SYSTEM, Outcome, PageResult, Run, render, summary_text
 
 if TYPE_CHECKING:
     from ..manifest import Entry
@@ -46,9 +46,6 @@ UNTOUCHED_SETS: tuple[tuple[str, str, str | None, str | None], ...] = (
 )
 #: The peers, by registry name, in column order.
 PEERS = ("trafilatura", "readability-lxml", "resiliparse", "justext")
-#: sitewise's fallbacks before the block model, for reference: the hand-set line scorer (the previous
-#: default) and the paper's scorer.
-OLDER_FALLBACKS = ("mss-line", "mss-baseline")
 DEFAULT_FOLDS = 5
 DEFAULT_DATA = Path("../shared/data")
 DEFAULT_OUT = Path("docs/bench-mss.md")

@@ -18,6 +18,9 @@ from ..metrics import Score
 
 #: The block model's column (the fallback as it ships).
 SYSTEM = "mss"
+#: sitewise's fallbacks before the block model, for reference (registry names): the hand-set line scorer
+#: (the previous default) and the paper's scorer.
+OLDER_FALLBACKS = ("mss-line", "mss-baseline")
 #: The peer every speed ratio is taken against (the issue's target: at least 2× faster than it).
 SPEED_REFERENCE = "trafilatura"
 #: Pages listed per set under "worst pages".
@@ -286,18 +289,22 @@ def _losses(set_rows: Sequence[tuple[str, list[PageResult]]], by_type: Sequence[
 
 def _loss_lines(set_rows: Sequence[tuple[str, list[PageResult]]], by_type: Sequence[tuple[str, list[PageResult]]],
                 run: Run) -> list[str]:
-    """One line per row where a peer (or an older sitewise fallback) beats the block model, and one for
+    """One line per row where a peer or an older sitewise fallback beats the block model, and one for
     speed when the block model misses the 2× target."""
     lines = []
     if SYSTEM not in run.systems:
         return lines
     for label, pages in [*set_rows, *by_type]:
         own = summary(pages, SYSTEM)
-        ahead = [(name, summary(pages, name)) for name in run.systems if name != SYSTEM]
-        ahead = sorted(((n, s) for n, s in ahead if s.f1 > own.f1 + TIE), key=lambda item: -item[1].f1)
+        others = [(name, summary(pages, name)) for name in run.systems if name != SYSTEM]
+        ahead = sorted(((n, s) for n, s in others if s.f1 > own.f1 + TIE), key=lambda item: -item[1].f1)
+        peers = [f"{name} {s.f1:.3f} (+{s.f1 - own.f1:.3f})" for name, s in ahead if name not in OLDER_FALLBACKS]
+        older = [f"{name} {s.f1:.3f} (+{s.f1 - own.f1:.3f})" for name, s in ahead if name in OLDER_FALLBACKS]
         if ahead:
-            lines.append(f"- {label} ({len(pages)} pages): {SYSTEM} {own.f1:.3f}; ahead: " + ", ".join(
-                f"{name} {s.f1:.3f} (+{s.f1 - own.f1:.3f})" for name, s in ahead) + ".")
+            lines.append(f"- {label} ({len(pages)} {'page' if len(pages) == 1 else 'pages'}): {SYSTEM} {own.f1:.3f}; "
+                         + "; ".join(part for part in (
+                             f"peers ahead: {', '.join(peers)}" if peers else "",
+                             f"older sitewise fallbacks ahead: {', '.join(older)}" if older else "") if part) + ".")
     everything = [page for _, pages in set_rows for page in pages]
     ratio = cpu_ratio(everything, SYSTEM)
     if ratio is not None and ratio > 0.5:
