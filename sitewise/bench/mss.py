@@ -1,274 +1,357 @@
-"""MSS fallback: mean word F1 and time per page against trafilatura, side by side in one run.
+"""The MSS fallback's block model beside the extractors people use: one honest table (issue 13).
 
-``sitewise bench mss [--data ../shared/data] [--limit N] [--model FILE] [--ablations]`` prints and writes
-``docs/bench-mss.md``. Sets: cleaneval (all pages), l3s-gn1 (all pages), dragnet ``official_split: test``;
-pages marked ``truth_mismatch`` are left out. Unless ``--model`` is given, the supervised scorer is first
-trained on dragnet's ``official_split: train`` pages (never on a scored page) into a temporary file.
+``sitewise bench mss [--data ../shared/data] [--sets ...] [--folds 5] [--limit N] [--model FILE]
+[--no-peers] [--max-iter N ...]`` prints a summary and writes ``docs/bench-mss.md``
+(:mod:`sitewise.bench.mss_report`).
 
-Systems, each run on every page before the next page is read (so machine load hits all alike):
-``trafilatura`` (``extract(html, include_comments=False)``), with ``--readability`` also
-``readability-lxml`` (the other peer to beat), ``mss-baseline (paper)`` (−3.25/+1, no clean-up, title
-anchor or closing lines: the paper's block), ``mss-baseline`` (the paper's scorer in sitewise's
-pipeline), ``mss, no model`` (the hand-set line scorer: what users get out of the box, no model ships)
-and ``mss`` (the supervised scorer). ``--ablations`` adds one row per clean-up rule switched, the title
-anchor and closing lines off (with and without a model), the model without the added line scorer, the
-``<hr>`` cut, the lead chunk, the paper's plain Naive Bayes (trigram + most-recent-unclosed tag,
-uncalibrated, no bias, no line scorer) and a sweep of the bias. Times are CPU milliseconds of this process per page (wall-clock alongside), on
-a shared machine.
+Phases: select each set's pages (pages with truth; ``truth_mismatch`` pages left out) → label every page
+of the sets the model trains on once (:data:`~sitewise.mss.blocktrain.TRAINING_SETS`) → **out of fold**:
+split those pages into k folds grouped by host, fit a :class:`~sitewise.mss.blockmodel.BlockModel` on
+the other folds' labelled pages and score each held-out page → **untouched sets** (cleaneval, l3s-gn1,
+dragnet's official test): fit one model on every labelled page (the model as shipped; or read
+``--model``) and score them → report.
+
+Scoring a page: every system (the block model ``mss``, the peers trafilatura, readability-lxml,
+resiliparse and jusText, and sitewise's older fallbacks ``mss-line`` and ``mss-baseline``) extracts it,
+timed (CPU and wall), before the next page is read, so machine load hits all alike; word P/R/F1 and the
+shingle counts are kept per page and system.
 """
 from __future__ import annotations
 
 import argparse
 import logging
-import statistics
-import tempfile
+import shlex
 import time
-from dataclasses import dataclass, field
+from collections import Counter
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Any, Callable, Sequence
+
+from .mss_report import OLDER_FALLBACKS, SYSTEM, Outcome, PageResult, Run, render, summary_text
+
+if TYPE_CHECKING:
+    from ..manifest import Entry
+    from ..mss.blockmodel import BlockModel
+    from ..mss.blocktrain import LabelledPage
+    from .comparison import SetSpec
 
 log = logging.getLogger(__name__)
 
-#: (label, set folder, manifest field selecting pages, value) — None selects every page.
-SETS = (
+
+#: Sets no sitewise model trains on (their licences forbid shipping a model trained on them): (label, set
+#: folder, field selecting pages, value) — None selects every page.
+UNTOUCHED_SETS: tuple[tuple[str, str, str | None, str | None], ...] = (
     ("cleaneval", "cleaneval", None, None),
     ("l3s-gn1", "l3s-gn1", None, None),
-    ("dragnet test", "dragnet", "official_split", "test"),
+    ("dragnet-test", "dragnet", "official_split", "test"),
 )
-TRAIN_SET = ("dragnet", "official_split", "train")
-#: Pages of about this size (bytes of HTML) are timed separately: the issue's "100 KB page".
-SIZE_BAND = (75_000, 125_000)
-#: Bias values tried by --ablations.
-BIAS_SWEEP = (0.0, 0.07, 0.2)
-#: What the issue measured for trafilatura and the plain baseline (mean word F1).
-ISSUE_NUMBERS = {
-    "cleaneval": (0.878, 0.838), "l3s-gn1": (0.902, 0.854), "dragnet test": (0.895, 0.759),
-}
+#: The peers, by registry name, in column order.
+PEERS = ("trafilatura", "readability-lxml", "resiliparse", "justext")
+DEFAULT_FOLDS = 5
+DEFAULT_DATA = Path("../shared/data")
+DEFAULT_OUT = Path("docs/bench-mss.md")
+#: :class:`~sitewise.mss.blockmodel.BlockModel` settings the command line can change (scikit-learn's
+#: boosting names, and the decoder's): for quick runs and for trying settings without editing the code.
+MODEL_SETTINGS = (
+    "max_iter", "learning_rate", "max_depth", "max_leaf_nodes", "min_samples_leaf", "l2_regularization",
+    "threshold", "min_segment_share",
+)
+#: Progress is logged every this many pages.
+PROGRESS_EVERY = 100
+
+
+def bench_sets(data: Path) -> tuple[list["SetSpec"], list["SetSpec"]]:
+    """(the sets the shipped model trains on, the untouched sets), as selections of ``data``'s manifests."""
+    from ..mss.blocktrain import TRAINING_SETS
+    from .comparison import SetSpec
+
+    clash = set(TRAINING_SETS) & {folder for _, folder, _, _ in UNTOUCHED_SETS}
+    if clash:  # the code changed which sets train the model: an untouched set would be scored in-sample
+        raise ValueError(f"set(s) {', '.join(sorted(clash))} are both trained on and meant to be untouched")
+    return ([SetSpec(name, str(data / name)) for name in TRAINING_SETS],
+            [SetSpec(label, str(data / folder), field, value) for label, folder, field, value in UNTOUCHED_SETS])
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--data", type=Path, default=Path("../shared/data"), help="folder of the evaluation sets")
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="folder of the evaluation sets")
+    parser.add_argument("--sets", nargs="+", metavar="SET",
+                        help="score only these sets (default: all): the sets the model trains on (wcxb-dev, "
+                        "readability-testpages) and " + ", ".join(label for label, *_ in UNTOUCHED_SETS))
+    parser.add_argument("--folds", type=int, default=DEFAULT_FOLDS, help="folds (grouped by host) for the sets the model trains on")
     parser.add_argument("--limit", type=int, help="at most N pages per set (quick runs)")
-    parser.add_argument("--model", type=Path, help="use this MSS model instead of training one")
-    parser.add_argument("--train-limit", type=int, help="at most N training pages")
-    parser.add_argument("--save-model", type=Path, help="also keep the model trained for this run here")
-    parser.add_argument("--ablations", action="store_true", help="also measure each clean-up rule and option")
-    parser.add_argument("--no-trafilatura", action="store_true", help="skip trafilatura")
-    parser.add_argument("--readability", action="store_true", help="also run readability-lxml (the other peer to beat)")
-    parser.add_argument("--out", type=Path, default=Path("docs/bench-mss.md"), help="the report to write")
-
-
-@dataclass
-class Tally:
-    """One system's scores on one set."""
-
-    f1: list[float] = field(default_factory=list)
-    precision: list[float] = field(default_factory=list)
-    recall: list[float] = field(default_factory=list)
-    cpu_ms: list[float] = field(default_factory=list)
-    wall_ms: list[float] = field(default_factory=list)
-    band_cpu_ms: list[float] = field(default_factory=list)
-    empty: int = 0
-
-    def row(self) -> dict[str, float]:
-        mean = statistics.fmean
-        return {
-            "pages": len(self.f1), "precision": mean(self.precision), "recall": mean(self.recall),
-            "f1": mean(self.f1), "empty": self.empty, "cpu_ms": mean(self.cpu_ms),
-            "median_cpu_ms": statistics.median(self.cpu_ms), "wall_ms": mean(self.wall_ms),
-            "band_cpu_ms": mean(self.band_cpu_ms) if self.band_cpu_ms else float("nan"),
-            "band_pages": len(self.band_cpu_ms),
-        }
+    parser.add_argument("--model", type=Path, help="score the untouched sets with this block model file instead of training one")
+    parser.add_argument("--save-model", type=Path, help="keep the model trained on all training sets here")
+    parser.add_argument("--no-peers", action="store_true", help="only sitewise's systems")
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="the report to write")
+    for name in MODEL_SETTINGS:
+        parser.add_argument("--" + name.replace("_", "-"), type=_number, metavar="X",
+                            help=f"block model setting {name} (default: the code's)")
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..manifest import read_manifest
+    from .comparison import CHATTY_LOGGERS, environment
 
+    for name in CHATTY_LOGGERS:
+        logging.getLogger(name).setLevel(logging.ERROR)
     started = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="sitewise-bench-mss-") as scratch:
-        model_path, training = _model(args, Path(scratch))
-        systems = _systems(args, model_path, Path(scratch))
-        results: dict[str, dict[str, Tally]] = {}
-        for label, folder, key, value in SETS:
-            entries = [
-                e for e in read_manifest(args.data / folder)
-                if e.has_truth and not e.mismatch and (key is None or e.raw.get(key) == value)
-            ]
-            if args.limit:
-                entries = entries[: args.limit]
-            results[label] = _run_set(label, entries, systems)
-            _print_set(label, results[label])
-    report = _report(args, results, training, list(systems), time.perf_counter() - started)
+    # everything that can be wrong with the input is found before the first page is read
+    if args.folds < 2:
+        raise ValueError("--folds must be at least 2")
+    training_sets, untouched_sets = bench_sets(args.data)
+    trained, untouched = _chosen(training_sets, args.sets), _chosen(untouched_sets, args.sets)
+    if args.sets:
+        _check_names(args.sets, training_sets + untouched_sets)
+    given_model = _read_model(args.model) if args.model and untouched else None
+    needs_training = bool(trained) or (bool(untouched) and given_model is None)
+    pages = {s.label: _select(s, args.limit) for s in (*(training_sets if needs_training else ()), *untouched)}
+    settings = _model_settings(args)
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(report, encoding="utf-8")
+
+    systems, skipped, calls = _systems(args.no_peers)
+    names = [SYSTEM, *systems]
+    command = command_line(args)
+    run_info = Run(command=command, environment=environment(names, command), systems=names, skipped=skipped,
+                   calls=calls, out_of_fold=[s.label for s in trained], untouched=[s.label for s in untouched],
+                   folds=args.folds, training={"settings": settings})
+    results: list[PageResult] = []
+    labelled: dict[str, LabelledPage | str] = {}
+    if needs_training:
+        training_pages = {s.label: pages[s.label] for s in training_sets}
+        labelled = _label(training_pages, run_info.training)
+        if trained:
+            pool = [(entry, name) for name, entries in training_pages.items() for entry in entries]
+            results += _out_of_fold(pool, {s.label for s in trained}, labelled, args.folds, settings, systems,
+                                    run_info.training)
+    if untouched:
+        if given_model is None:
+            model = _shipped_model(labelled, settings, args.save_model, run_info.training)
+        else:
+            model, run_info.training["model_file"] = given_model, str(args.model)
+        for spec in untouched:
+            log.info("%s: scoring %d pages", spec.label, len(pages[spec.label]))
+            results += score_pages([(entry, spec.label) for entry in pages[spec.label]], model, systems)
+
+    run_info.minutes = (time.perf_counter() - started) / 60
+    ending = environment(names, command)
+    run_info.finished, run_info.load_average_end = ending["started"], ending["machine"]["load_average_start"]
+    args.out.write_text(render(run_info, results), encoding="utf-8")
+    print(summary_text(run_info, results))
     print(f"wrote {args.out}")
     return 0
 
 
-def _model(args: argparse.Namespace, scratch: Path) -> tuple[Path, dict]:
-    """The supervised model to score with: --model, or one trained now on dragnet's official train."""
-    if args.model:
-        return args.model, {"model": str(args.model)}
-    model_path, info = _train(args, scratch / "mss-model.json.gz", {})
-    if args.save_model:
-        args.save_model.parent.mkdir(parents=True, exist_ok=True)
-        args.save_model.write_bytes(model_path.read_bytes())
-    return model_path, info
+def command_line(args: argparse.Namespace) -> str:
+    """The command that reproduces this run (options at their defaults left out)."""
+    words = ["sitewise", "bench", "mss"]
+    defaults = {"data": DEFAULT_DATA, "folds": DEFAULT_FOLDS, "out": DEFAULT_OUT}
+    for name in ("data", "folds", "limit", "model", "save_model", "out", *MODEL_SETTINGS):
+        value = getattr(args, name)
+        if value is not None and value != defaults.get(name):
+            words += ["--" + name.replace("_", "-"), str(value)]
+    if args.sets:
+        words += ["--sets", *args.sets]
+    if args.no_peers:
+        words.append("--no-peers")
+    return " ".join(shlex.quote(word) for word in words)
 
 
-def _train(args: argparse.Namespace, out: Path, options: dict) -> tuple[Path, dict]:
+def _number(text: str) -> int | float:
+    try:
+        return int(text)
+    except ValueError:
+        return float(text)
+
+
+def _model_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """The block model settings given on the command line (checked by making a model with them)."""
+    from ..mss.blockmodel import BlockModel
+
+    settings = {name: getattr(args, name) for name in MODEL_SETTINGS if getattr(args, name) is not None}
+    BlockModel(**settings)  # a setting the model no longer has fails here, before any page is read
+    return settings
+
+
+def _chosen(specs: Sequence["SetSpec"], names: Sequence[str] | None) -> list["SetSpec"]:
+    return [spec for spec in specs if not names or spec.label in names]
+
+
+def _check_names(names: Sequence[str], specs: Sequence["SetSpec"]) -> None:
+    unknown = set(names) - {spec.label for spec in specs}
+    if unknown:
+        raise ValueError(f"unknown set(s) {', '.join(sorted(unknown))}; known: {', '.join(s.label for s in specs)}")
+
+
+def _select(spec: "SetSpec", limit: int | None) -> list["Entry"]:
+    """The set's scored pages: with truth, truth in the page, in the selection; the first ``limit``."""
     from ..manifest import read_manifest
-    from ..mss.model import save_model
-    from ..mss.train import train
 
-    folder, key, value = TRAIN_SET
-    entries = [e for e in read_manifest(args.data / folder) if e.has_truth and not e.mismatch and e.raw.get(key) == value]
-    if args.train_limit:
-        entries = entries[: args.train_limit]
-    started = time.perf_counter()
-    scorer, report = train(((e.html() or "", e.truth() or "") for e in entries), **options)
-    seconds = time.perf_counter() - started
-    save_model(scorer, out, report.as_dict())
-    info = {**report.as_dict(), "seconds": round(seconds, 1), "bytes": out.stat().st_size,
-            "trigrams": len(scorer.tables_["trigram"][0]) if "trigram" in scorer.tables_ else 0}
-    print(f"trained {out.name} on {report.used} {folder} {key}={value} pages in {seconds:.0f} s")
-    return out, info
-
-
-def _systems(args: argparse.Namespace, model_path: Path, scratch: Path) -> dict[str, Callable[[str], str]]:
-    from ..mss.clean import CleanOptions
-    from ..mss.extractor import MSS
-    from ..mss.model import load_model
-    from ..mss.scorers import PAPER_FEATURES, BaselineScorer, LineScorer
-
-    scorer = load_model(model_path)
-    no_clean = CleanOptions(hidden=False, aside_nav=False, suspicious_names=False)
-    systems: dict[str, Callable[[str], str]] = {}
-    if not args.no_trafilatura:
-        import trafilatura
-
-        systems["trafilatura"] = lambda html: trafilatura.extract(html, include_comments=False) or ""
-    if args.readability:
-        from ..extractors import Document
-        from .peers import ReadabilityLxml
-
-        readability = ReadabilityLxml()
-        systems["readability-lxml"] = lambda html: readability.extract(Document(id="page", html=html))
-    pipelines = {
-        "mss-baseline (paper: no clean-up)": MSS(BaselineScorer(), clean=no_clean, min_paragraph_words=0,
-                                                 title_anchor=False, boundaries=False),
-        "mss-baseline": MSS(BaselineScorer()),
-        "mss, no model (the shipped default: line scorer)": MSS(LineScorer()),
-        "mss": MSS(scorer),
-    }
-    if args.ablations:
-        defaults = CleanOptions()
-        for rule in ("article_body", "hidden", "aside_nav", "figure", "furniture", "suspicious_names",
-                     "post_tables", "post_divs"):
-            flipped = not getattr(defaults, rule)
-            pipelines[f"mss, {rule}={'on' if flipped else 'off'}"] = MSS(scorer, clean=defaults.with_changes(**{rule: flipped}))
-        pipelines["mss, no title anchor"] = MSS(scorer, title_anchor=False)
-        pipelines["mss, no closing-line boundaries"] = MSS(scorer, boundaries=False)
-        pipelines["mss, no model, no title anchor"] = MSS(LineScorer(), title_anchor=False)
-        pipelines["mss, no model, no closing-line boundaries"] = MSS(LineScorer(), boundaries=False)
-        without_lines = load_model(model_path)
-        without_lines.line_weight = 0.0
-        pipelines["mss, model without the line scorer added"] = MSS(without_lines)
-        pipelines["mss, <hr> cut"] = MSS(scorer, hr="cut")
-        pipelines["mss, lead chunk"] = MSS(scorer, lead_chunk=True)
-        pipelines["mss, no article test"] = MSS(scorer, min_paragraph_words=0)
-        pipelines["mss, article test: a 10-word line"] = MSS(scorer, min_paragraph_words=10)
-        for bias in BIAS_SWEEP:
-            biased = load_model(model_path)
-            biased.bias = bias
-            pipelines[f"mss, bias {bias}"] = MSS(biased)
-        paper_path, _ = _train(args, scratch / "paper-nb.json.gz",
-                               {"features": PAPER_FEATURES, "calibrate": False, "bias": 0.0, "line_weight": 0.0})
-        pipelines["mss, paper Naive Bayes (trigram + MRUT)"] = MSS(load_model(paper_path))
-    for name, pipeline in pipelines.items():
-        systems[name] = lambda html, pipeline=pipeline: pipeline.extract(html).text
-    return systems
-
-
-def _run_set(label: str, entries: list, systems: dict[str, Callable[[str], str]]) -> dict[str, Tally]:
-    from ..metrics import word_prf
-
-    tallies = {name: Tally() for name in systems}
-    for number, entry in enumerate(entries, 1):
-        html, truth = entry.html() or "", entry.truth() or ""
-        in_band = SIZE_BAND[0] <= len(html.encode("utf-8", "replace")) <= SIZE_BAND[1]
-        for name, extract in systems.items():
-            wall, cpu = time.perf_counter(), time.process_time()
-            try:
-                text = extract(html)
-            except Exception:  # one page failing must not stop the benchmark; it scores 0
-                log.exception("%s failed on %s", name, entry.id)
-                text = ""
-            cpu_ms, wall_ms = (time.process_time() - cpu) * 1000, (time.perf_counter() - wall) * 1000
-            score = word_prf(text, truth)
-            tally = tallies[name]
-            tally.f1.append(score.f1)
-            tally.precision.append(score.precision)
-            tally.recall.append(score.recall)
-            tally.cpu_ms.append(cpu_ms)
-            tally.wall_ms.append(wall_ms)
-            if in_band:
-                tally.band_cpu_ms.append(cpu_ms)
-            tally.empty += not text.strip()
-        if number % 100 == 0:
-            log.info("%s: %d/%d pages", label, number, len(entries))
-    return tallies
-
-
-def _print_set(label: str, tallies: dict[str, Tally]) -> None:
-    print(f"\n{label}")
-    for name, tally in tallies.items():
-        r = tally.row()
-        print(f"  {name:45s} F1 {r['f1']:.3f}  P {r['precision']:.3f}  R {r['recall']:.3f}  "
-              f"empty {r['empty']:3d}  {r['cpu_ms']:6.1f} ms/page CPU")
-
-
-def _report(args: argparse.Namespace, results: dict[str, dict[str, Tally]], training: dict,
-            systems: list[str], seconds: float) -> str:
-    command = "sitewise bench mss" + "".join(
-        f" {flag} {value}" for flag, value in (("--data", args.data), ("--limit", args.limit),
-                                               ("--model", args.model), ("--train-limit", args.train_limit))
-        if value is not None and not (flag == "--data" and str(value) == "../shared/data")
-    ) + (" --ablations" if args.ablations else "") + (" --no-trafilatura" if args.no_trafilatura else "") \
-      + (" --readability" if args.readability else "")
-    lines = [
-        "# MSS fallback benchmark",
-        "",
-        f"Command: `{command}` ({seconds / 60:.1f} min). Written by `sitewise/bench/mss.py`.",
-        "",
-        "Mean bag-of-words F1 per page (lower-cased `\\w+` tokens, `sitewise.metrics.word_prf`); pages whose",
-        "truth is not in the page (`truth_mismatch`) left out. Time: CPU milliseconds per page of this process",
-        f"(mean and median), wall-clock mean, and the CPU mean on pages of {SIZE_BAND[0] // 1000}–{SIZE_BAND[1] // 1000} KB",
-        "of HTML. The machine is shared with other engineers' jobs: absolute times are noisy; systems are run",
-        "on each page in turn, so their ratio is fair.",
-        "",
-        "Supervised model: " + (f"`{training['model']}`" if "model" in training else
-                                f"trained on dragnet `official_split: train` — {training['used']} of "
-                                f"{training['pages']} pages used ({training['skipped'] or 'none skipped'}), "
-                                f"{training['calibration_pages']} held out to fit the feature weights, "
-                                f"{training['trigrams']} trigrams, {training['bytes'] / 1e6:.1f} MB, "
-                                f"{training['seconds']:.0f} s."),
-        "",
+    entries = [
+        e for e in read_manifest(spec.manifest)
+        if e.has_truth and not e.mismatch and (spec.field is None or e.raw.get(spec.field) == spec.value)
     ]
-    for label, tallies in results.items():
-        trafilatura_issue, baseline_issue = ISSUE_NUMBERS.get(label, (None, None))
-        lines += [f"## {label}", ""]
-        if trafilatura_issue:
-            lines += [f"Issue's figures on the full set: trafilatura {trafilatura_issue}, plain baseline {baseline_issue}.", ""]
-        lines += [
-            "| system | pages | precision | recall | F1 | empty | CPU ms/page | median | wall ms | CPU ms, ~100 KB pages (n) |",
-            "|---|---|---|---|---|---|---|---|---|---|",
-        ]
-        for name in systems:
-            r = tallies[name].row()
-            lines.append(
-                f"| {name} | {r['pages']} | {r['precision']:.3f} | {r['recall']:.3f} | **{r['f1']:.3f}** | {r['empty']} "
-                f"| {r['cpu_ms']:.1f} | {r['median_cpu_ms']:.1f} | {r['wall_ms']:.1f} | {r['band_cpu_ms']:.1f} ({r['band_pages']}) |"
-            )
-        lines.append("")
-    return "\n".join(lines)
+    if not entries:
+        raise ValueError(f"{spec.label}: no pages with truth in {spec.manifest}")
+    return entries[:limit] if limit else entries
+
+
+# -- systems ------------------------------------------------------------------------------------------------
+
+#: A system: the page (its HTML and URL) in, text out.
+Extract = Callable[[str, "str | None"], str]
+
+
+def _systems(no_peers: bool) -> tuple[dict[str, Extract], dict[str, str], dict[str, str]]:
+    """(name → extract) of the peers and older fallbacks that can run, (name → why not) of the others,
+    (name → how it is called) of the peers."""
+    from ..extractors import Document
+    from .comparison import open_systems
+
+    names = [*([] if no_peers else PEERS), *OLDER_FALLBACKS]
+    available, skipped = open_systems(names)
+    systems: dict[str, Extract] = {}
+    for name, extractor in available.items():
+        systems[name] = lambda html, url, extractor=extractor: extractor.extract(Document(id="page", url=url, html=html))
+    calls = {name: extractor.call for name, extractor in available.items() if getattr(extractor, "call", "")}
+    return systems, skipped, calls
+
+
+def _block_system(model: "BlockModel") -> Extract:
+    from ..mss.extractor import BlockMSS
+
+    pipeline = BlockMSS(model)
+    return lambda html, url: pipeline.extract(html, url).text
+
+
+# -- training --------------------------------------------------------------------------------------------
+
+
+def _label(pages: dict[str, list["Entry"]], training: dict[str, Any]) -> dict[str, "LabelledPage | str"]:
+    """Every training page labelled once: id → its labelled blocks, or why it cannot be labelled."""
+    from ..mss.blocktrain import labelled_page
+
+    labelled: dict[str, LabelledPage | str] = {}
+    facts: dict[str, Any] = {}
+    for name, entries in pages.items():
+        log.info("%s: labelling %d pages", name, len(entries))
+        for entry in entries:
+            labelled[entry.id] = labelled_page(entry.html() or "", entry.truth() or "", entry.url)
+        reasons = Counter(labelled[e.id] for e in entries if isinstance(labelled[e.id], str))
+        facts[name] = {"pages": len(entries), "used": len(entries) - sum(reasons.values()), "skipped": dict(reasons)}
+    training["labelled"] = facts
+    return labelled
+
+
+def _fit(pages: Sequence["LabelledPage"], settings: dict[str, Any]) -> tuple["BlockModel", dict[str, Any]]:
+    from ..mss.blockmodel import BlockModel
+    from ..mss.blocktrain import training_table
+
+    started = time.perf_counter()
+    X, y, weights = training_table(pages)
+    model = BlockModel(**settings).fit(X, y, sample_weight=weights)
+    return model, {"pages": len(pages), "blocks": int(len(X)), "seconds": time.perf_counter() - started}
+
+
+def _usable(labelled: dict[str, "LabelledPage | str"], ids: Sequence[str]) -> list["LabelledPage"]:
+    return [page for page in (labelled[i] for i in ids) if not isinstance(page, str)]
+
+
+def host_folds(entries: Sequence["Entry"], folds: int) -> list[list[int]]:
+    """Indices of the held-out pages of each fold: ``folds`` folds, a host's pages all in one (a page
+    without a host is a group of its own)."""
+    from sklearn.model_selection import GroupKFold
+
+    groups = [entry.site or entry.id for entry in entries]
+    if len(set(groups)) < folds:
+        raise ValueError(f"{folds} folds need at least {folds} hosts; the training sets have {len(set(groups))}")
+    splitter = GroupKFold(n_splits=folds)
+    return [held_out.tolist() for _, held_out in splitter.split(entries, groups=groups)]
+
+
+def _out_of_fold(
+    pool: Sequence[tuple["Entry", str]], scored: set[str], labelled: dict[str, "LabelledPage | str"], folds: int,
+    settings: dict[str, Any], systems: dict[str, Extract], training: dict[str, Any],
+) -> list[PageResult]:
+    """The pages of every training set (with their set's label) split into folds by host; each fold's
+    pages of the ``scored`` sets scored by a model fitted on the other folds (never on their host)."""
+    entries = [entry for entry, _ in pool]
+    results: list[PageResult] = []
+    training["folds"] = []
+    for number, held_out in enumerate(host_folds(entries, folds), 1):
+        held = set(held_out)
+        model, facts = _fit(_usable(labelled, [e.id for i, e in enumerate(entries) if i not in held]), settings)
+        training["folds"].append({"fold": number, "held_out": len(held_out), **facts})
+        log.info("fold %d/%d: fitted on %d pages in %.0f s; scoring its %d held-out pages",
+                 number, folds, facts["pages"], facts["seconds"], len(held_out))
+        results += score_pages([pool[i] for i in held_out if pool[i][1] in scored], model, systems)
+    order = {entry.id: i for i, entry in enumerate(entries)}
+    return sorted(results, key=lambda r: order[r.id])
+
+
+def _read_model(path: Path) -> "BlockModel":
+    from ..mss.blockmodel import BlockModel
+    from ..mss.model import load_model
+
+    model = load_model(path)
+    if not isinstance(model, BlockModel):
+        raise ValueError(f"{path} is not a block model (a token scorer: the block model is what is benchmarked)")
+    return model
+
+
+def _shipped_model(labelled: dict[str, "LabelledPage | str"], settings: dict[str, Any], save: Path | None,
+                   training: dict[str, Any]) -> "BlockModel":
+    """The model as shipped: fitted on every labelled page of the training sets (kept in ``save``)."""
+    log.info("fitting the model on all %d training pages", len(labelled))
+    model, facts = _fit(_usable(labelled, list(labelled)), settings)
+    training["shipped"] = facts
+    if save:
+        model.save(save)
+    return model
+
+
+# -- scoring ---------------------------------------------------------------------------------------------
+
+
+def score_pages(pages: Sequence[tuple["Entry", str]], model: "BlockModel", systems: dict[str, Extract]) -> list[PageResult]:
+    """Every system on every (page, set label), page by page. The block model (column :data:`SYSTEM`)
+    runs first on the first page, then each page starts one system further, so no system always meets a
+    page first (cold caches)."""
+    runners = {SYSTEM: _block_system(model), **systems}
+    _warm_up(runners)
+    names = list(runners)
+    results = []
+    for number, (entry, label) in enumerate(pages):
+        html, truth = entry.html() or "", entry.truth() or ""
+        shift = number % len(names)
+        outcomes = {name: _outcome(runners[name], html, entry.url, truth, name, entry.id)
+                    for name in names[shift:] + names[:shift]}
+        results.append(PageResult(entry.id, label, entry.raw.get("page_type"), {n: outcomes[n] for n in names}))
+        if (number + 1) % PROGRESS_EVERY == 0:
+            log.info("%d/%d pages scored", number + 1, len(pages))
+    return results
+
+
+def _warm_up(runners: dict[str, Extract]) -> None:
+    """Each system extracts one tiny page, untimed, so lazy loading is not counted on the first page."""
+    from .comparison import WARM_UP_HTML
+
+    for name, extract in runners.items():
+        try:
+            extract(WARM_UP_HTML, "http://warm-up.invalid/")
+        except Exception:  # the warm-up only loads lazy state; real failures are counted on real pages
+            log.debug("warm-up of %s failed", name, exc_info=True)
+
+
+def _outcome(extract: Extract, html: str, url: str | None, truth: str, name: str, page_id: str) -> Outcome:
+    from ..metrics import shingle_counts, word_prf
+    from .comparison import ERROR_CHARS
+
+    failed = False
+    wall, cpu = time.perf_counter(), time.process_time()
+    try:
+        text = extract(html, url)
+    except Exception as exc:  # one page failing must not stop the benchmark; it scores as an empty answer
+        # one line, cut short: some libraries quote the whole page in their message
+        log.warning("%s failed on %s: %s: %s", name, page_id, type(exc).__name__, str(exc)[:ERROR_CHARS])
+        text, failed = "", True
+    cpu_ms, wall_ms = (time.process_time() - cpu) * 1000, (time.perf_counter() - wall) * 1000
+    return Outcome(word_prf(text, truth), shingle_counts(text, truth), cpu_ms, wall_ms, empty=not text.strip(),
+                   failed=failed)
