@@ -28,7 +28,7 @@ USER sitewise
 VOLUME ["/data"]
 EXPOSE 8000
 # The web server by default; compose overrides the command for workers and the collector.
-CMD ["gunicorn", "--config", "python:sitewise.gunicorn_config", "--bind", "0.0.0.0:8000", "server:create_app()"]
+CMD ["gunicorn", "--config", "python:sitewise.gunicorn_config", "--bind", "0.0.0.0:8000", "sitewise.server:create_app()"]
 HEALTHCHECK --interval=10s --timeout=5s --start-period=20s --retries=3 \
     CMD ["python", "-m", "sitewise.healthcheck", "web"]
 

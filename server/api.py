@@ -117,10 +117,10 @@ def _request_learning(site: str, reason: str) -> bool:
 
 
 def _note_if_unmatched(site: str, key: str, page: Page) -> str:
-    """A page the site's rules do not fit may be a new layout: ``worker.queue.note_unmatched`` queues a
+    """A page the site's rules do not fit may be a new layout: ``sitewise.worker.queue.note_unmatched`` queues a
     re-learn once enough such pages accumulate ("queued"); otherwise "not_due"."""
     from sitewise.pipeline import unmatched_reason
-    from worker.queue import note_unmatched
+    from sitewise.worker.queue import note_unmatched
 
     reason = unmatched_reason(services().store.rules(site), page)
     if reason is None:

@@ -1,5 +1,5 @@
 """The Flask app factory: configuration, the store, limits, CORS, JSON errors and the blueprints. It
-builds the :class:`~server.services.Services` the blueprints share and registers the blueprints; nothing
+builds the :class:`~sitewise.server.services.Services` the blueprints share and registers the blueprints; nothing
 imports it but the app's users (gunicorn, tests, ``sitewise up``)."""
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     url_params = parse_url_params(settings.url_params)  # a bad setting stops the start, not an upload
     app = Flask(__name__)
     app.config.update(
-        # Werkzeug refuses larger raw bodies before reading them; decoded gzip is capped in server.body.
+        # Werkzeug refuses larger raw bodies before reading them; decoded gzip is capped in sitewise.server.body.
         MAX_CONTENT_LENGTH=settings.max_page_bytes,
         JSON_SORT_KEYS=False,
         SITEWISE_VERSION=__version__,

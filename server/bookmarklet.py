@@ -14,7 +14,7 @@ from urllib.parse import quote
 
 from flask import Blueprint, Response, request
 
-from bookmarklet import source
+from sitewise.bookmarklet import source
 
 from .services import services
 

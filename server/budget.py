@@ -1,6 +1,6 @@
 """The global storage budget: uploads and marks are refused with 507 once Redis holds this much.
 
-Per-client limits (``server.ratelimit``) bound what one address stores; this bounds what all of them
+Per-client limits (``sitewise.server.ratelimit``) bound what one address stores; this bounds what all of them
 store together, however many addresses an attacker holds. The budget is ``Settings.storage_budget_bytes``,
 at most :data:`MAXMEMORY_SHARE` of Redis's own ``maxmemory`` when it has one (so the refusal is ours,
 clear and early, not Redis's out-of-memory error halfway through a write).

@@ -1,7 +1,7 @@
-"""When an upload should make the worker (re-)learn a site, and handing the job to ``worker.queue``.
+"""When an upload should make the worker (re-)learn a site, and handing the job to ``sitewise.worker.queue``.
 
 The policy: a site is learned once it has ``min_pages_to_learn`` pages, and re-learned after
-``relearn_after`` new pages since its last learn. ``worker.queue`` keeps at most one pending job per site,
+``relearn_after`` new pages since its last learn. ``sitewise.worker.queue`` keeps at most one pending job per site,
 so asking twice is harmless.
 """
 from __future__ import annotations
@@ -32,13 +32,13 @@ class Learning:
     def request(self, site: str, reason: str, force: bool = False) -> str:
         """Enqueue learning ``site`` (the pending job when there is one); its job id. ``force`` asks the
         worker to store the new rules even when they do not beat the current ones (an admin's re-learn)."""
-        from worker import queue
+        from sitewise.worker import queue
 
         job = queue.enqueue_learn(site, connection=self.connection, force=force)
         log.info("learning %s requested (%s): job %s", site, reason, job.id)
         return job.id
 
     def queue_length(self) -> int:
-        from worker import queue
+        from sitewise.worker import queue
 
         return len(queue.learn_queue(self.connection))

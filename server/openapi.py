@@ -23,7 +23,7 @@ def _rewrite_refs(node: Any) -> Any:
 
 @lru_cache(maxsize=1)
 def _document() -> dict[str, Any]:
-    document = json.loads(resources.files("server").joinpath("openapi.json").read_text("utf-8"))
+    document = json.loads(resources.files("sitewise.server").joinpath("openapi.json").read_text("utf-8"))
     page = json.loads(resources.files("sitewise").joinpath("schema/page.schema.json").read_text("utf-8"))
     schemas = document["components"]["schemas"]
     for name, definition in page.pop("$defs", {}).items():

@@ -1,5 +1,5 @@
 """What the request handlers share — settings, the store, learning, limits — kept in
-``app.extensions["sitewise"]`` by the app factory (:func:`server.app.create_app`), and who is calling.
+``app.extensions["sitewise"]`` by the app factory (:func:`sitewise.server.app.create_app`), and who is calling.
 The blueprints import this module, never the factory: the factory imports them.
 """
 from __future__ import annotations

@@ -94,7 +94,7 @@ _FIRST_LINE = re.compile(r"[^\n]*")
 
 def collect_js_source() -> str:
     """The collector script, as shipped in the ``bookmarklet`` package."""
-    return resources.files("bookmarklet").joinpath("collect.js").read_text(encoding="utf-8")
+    return resources.files("sitewise.bookmarklet").joinpath("collect.js").read_text(encoding="utf-8")
 
 
 @dataclass(frozen=True)

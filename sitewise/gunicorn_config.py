@@ -1,6 +1,6 @@
 """gunicorn settings for the sitewise web server, shared by ``sitewise up`` and the Docker image:
 
-    gunicorn -c python:sitewise.gunicorn_config --bind 0.0.0.0:8000 'server:create_app()'
+    gunicorn -c python:sitewise.gunicorn_config --bind 0.0.0.0:8000 'sitewise.server:create_app()'
 
 Command-line options override these; ``SITEWISE_WEB_PROCESSES`` and ``SITEWISE_WEB_CONNECTIONS`` set the pool.
 """

@@ -74,7 +74,7 @@ def find_article(
 
 def unmatched_reason(rules: dict[str, Any] | None, page: Page) -> str | None:
     """Why a site's rules do not fit a collected page -- no template matched, nothing selected, an
-    unusual length: a possible new template (``worker.queue.note_unmatched``) -- or None when they fit
+    unusual length: a possible new template (``sitewise.worker.queue.note_unmatched``) -- or None when they fit
     (or there are no rules, or the page has no blocks to judge by)."""
     from .learn.rules import apply_rules
 

@@ -213,7 +213,7 @@ class Supervisor:
         self._launch(self.web)
         self._wait_for_web()
         self.workers = [
-            Child(f"worker-{i}", [sys.executable, "-m", "worker"], env) for i in range(1, self.options.workers + 1)
+            Child(f"worker-{i}", [sys.executable, "-m", "sitewise.worker"], env) for i in range(1, self.options.workers + 1)
         ]
         for worker in self.workers:
             self._launch(worker)
@@ -268,7 +268,7 @@ class Supervisor:
         ]
         if self.options.access_log:
             argv += ["--access-logfile", "-"]
-        return argv + ["server:create_app()"]
+        return argv + ["sitewise.server:create_app()"]
 
     def _launch(self, child: Child) -> None:
         self._close_output(child)  # a restarted child's previous pipe

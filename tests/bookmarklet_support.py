@@ -11,7 +11,7 @@ from urllib.parse import unquote
 
 from werkzeug.serving import make_server
 
-from server.bookmarklet import bookmarklet_href
+from sitewise.server.bookmarklet import bookmarklet_href
 
 CHROMIUM = "/usr/lib/chromium/chromium"
 CHROMIUM_ARGS = [

@@ -12,7 +12,7 @@ from sitewise.learn.rules import apply_rules
 from sitewise.metrics import word_prf
 from sitewise.page import Page
 from sitewise.sample_site import generate_site
-from worker.queue import JOB_SERIALIZER, learn_queue
+from sitewise.worker.queue import JOB_SERIALIZER, learn_queue
 
 
 def site_articles(uploaded: int, held_out: int) -> tuple[list, list]:

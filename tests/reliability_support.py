@@ -185,12 +185,12 @@ def descendants(pid: int) -> list[int]:
 
 
 def start_worker(redis_url: str, log_path: Path, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
-    """``python -m worker`` as a real process against ``redis_url`` (what ``sitewise up`` and compose run)."""
+    """``python -m sitewise.worker`` as a real process against ``redis_url`` (what ``sitewise up`` and compose run)."""
     environment = {**os.environ, "REDIS_URL": redis_url, **(env or {})}
     log = open(log_path, "ab")
     try:
         return subprocess.Popen(
-            [sys.executable, "-m", "worker"], env=environment, stdout=log, stderr=subprocess.STDOUT,
+            [sys.executable, "-m", "sitewise.worker"], env=environment, stdout=log, stderr=subprocess.STDOUT,
             start_new_session=True,
         )
     finally:

@@ -71,7 +71,7 @@ def test_rules_come_from_a_file_a_store_or_a_server(tmp_path, sample_rules, stor
     store.put_rules("gazette.test", rules)
     assert sitewise.extract(sample.html, url=url, rules=store) == expected
 
-    from server import create_app
+    from sitewise.server import create_app
 
     with serve_app(create_app(settings_for(tmp_path), store)) as server:
         assert sitewise.extract(sample.html, url=url, rules=server) == expected

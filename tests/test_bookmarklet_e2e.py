@@ -12,7 +12,7 @@ from bookmarklet_support import (
     chromium, click_bookmarklet, highlighted, loader_code, loopback_only, normal, panel_text,
     serve_app, serve_html,
 )
-from server import create_app
+from sitewise.server import create_app
 from server_support import settings_for
 from sitewise.learn.rules import apply_rules, count_words
 from sitewise.sample_site import SampleSite
@@ -240,7 +240,7 @@ def run_learning_jobs(store: Store) -> int:
     """Run the queued learning jobs with a real RQ worker (in this process, until the queue is empty)."""
     from rq import SimpleWorker
 
-    from worker.queue import JOB_SERIALIZER, learn_queue
+    from sitewise.worker.queue import JOB_SERIALIZER, learn_queue
 
     queue = learn_queue(store.redis)
     jobs = len(queue)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from bookmarklet_support import serve_app
 from flask import Flask, request
-from server import create_app
+from sitewise.server import create_app
 from server_support import settings_for
 
 from sitewise.cli import main

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from server import create_app
+from sitewise.server import create_app
 from sitewise.config import Settings
 from sitewise.contributors import (
     MIN_PAGES_PER_CONTRIBUTOR,

@@ -55,7 +55,7 @@ def test_redis_is_append_only_on_a_named_volume():
 
 def test_web_runs_gunicorn_with_the_app_factory_and_a_health_check():
     web = SERVICES["web"]
-    assert web["command"][0] == "gunicorn" and web["command"][-1] == "server:create_app()"
+    assert web["command"][0] == "gunicorn" and web["command"][-1] == "sitewise.server:create_app()"
     assert "python:sitewise.gunicorn_config" in web["command"]
     assert any(str(p).endswith(":8000") for p in web["ports"])
     assert "/healthz" in " ".join(web["healthcheck"]["test"])
@@ -67,7 +67,7 @@ def test_workers_scale():
     worker = SERVICES["worker"]
     # --scale worker=N needs no fixed name and no published port.
     assert "container_name" not in worker and "ports" not in worker
-    assert worker["command"] == ["python", "-m", "worker"]
+    assert worker["command"] == ["python", "-m", "sitewise.worker"]
     assert worker["image"] == SERVICES["web"]["image"]
     assert worker["stop_signal"] == "SIGTERM"  # RQ's warm shutdown: the job in hand finishes
     assert int(worker["stop_grace_period"].rstrip("s")) >= 30

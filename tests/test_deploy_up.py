@@ -18,7 +18,7 @@ from learn_support import sample_pages
 from sitewise.config import Settings
 from sitewise.redis_conn import EmbeddedRedis
 from sitewise.sample_site import generate_site
-from worker.queue import learn_queue
+from sitewise.worker.queue import learn_queue
 
 from reliability_support import descendants, http, pids_alive, sitewise_up, wait_for
 

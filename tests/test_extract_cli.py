@@ -80,7 +80,7 @@ def test_rules_from_a_server(saved, sample_site, sample_rules, tmp_path, store, 
     store.put_rules("gazette.test", sample_rules)
     story = next(i for i, page in enumerate(sample_site.pages.values()) if page.article)
     url = BASE + list(sample_site.pages)[story]
-    from server import create_app
+    from sitewise.server import create_app
 
     with serve_app(create_app(settings_for(tmp_path), store)) as server:
         assert main(["extract", str(saved[story]), "--url", url, "--server", server]) == 0

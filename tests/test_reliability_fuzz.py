@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from server import create_app
+from sitewise.server import create_app
 from sitewise.config import Settings
 from sitewise.page import COLLECTORS, MAX_BLOCKS, MAX_DEPTH, MAX_HTML_CHARS, STYLE_PROPERTIES, Page
 from sitewise.redis_conn import connect

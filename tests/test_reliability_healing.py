@@ -18,7 +18,7 @@ from rq.registry import FinishedJobRegistry
 
 from sitewise.redis_conn import EmbeddedRedis, connect
 from sitewise.store import Store
-from worker.queue import JOB_SERIALIZER, learn_queue
+from sitewise.worker.queue import JOB_SERIALIZER, learn_queue
 
 from reliability_support import (
     ClientThreads, SlowClients, descendants, http, page_dict, pids_alive, probe, sitewise_up, status_of, wait_for,

@@ -15,7 +15,7 @@ from urllib.parse import quote
 import pytest
 
 from bookmarklet_support import CHROMIUM, CHROMIUM_ARGS, click_bookmarklet, loopback_only, serve_app, serve_html
-from server import create_app
+from sitewise.server import create_app
 from server_support import page_dict, settings_for
 from sitewise.store import Store
 

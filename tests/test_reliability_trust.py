@@ -12,7 +12,7 @@ import random
 import pytest
 
 from poisoning_support import decoy_page, held_out_f1, learn, site_articles, upload
-from server import create_app
+from sitewise.server import create_app
 from sitewise.config import Settings
 
 SITE = "gazette.test"

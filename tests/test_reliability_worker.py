@@ -1,7 +1,7 @@
 """A learning worker killed (SIGKILL) in the middle of learning: the job is retried, the rules end up the
 same as an undisturbed learn, and no half-written rule version is ever served.
 
-Real processes: an embedded redis-server and ``python -m worker`` (an RQ worker that forks a work-horse
+Real processes: an embedded redis-server and ``python -m sitewise.worker`` (an RQ worker that forks a work-horse
 per job). Two ways to die: the work-horse alone (the learning process: OOM killer, a crash in native
 code), and the whole worker with it (``docker kill``, a lost machine).
 """
@@ -23,7 +23,7 @@ from sitewise.learn.site import learn_stored_site
 from sitewise.redis_conn import EmbeddedRedis, connect
 from sitewise.sample_site import generate_site
 from sitewise.store import Store
-from worker.queue import enqueue_learn, learn_queue
+from sitewise.worker.queue import enqueue_learn, learn_queue
 
 from reliability_support import children_of, start_worker, wait_for
 
@@ -112,7 +112,7 @@ def _kill(pid: int, signum: int = signal.SIGKILL) -> None:
 
 
 def _add_worker(system, log_path) -> object:
-    """Start one more ``python -m worker`` and wait until it has registered with RQ."""
+    """Start one more ``python -m sitewise.worker`` and wait until it has registered with RQ."""
     server, store, _, workers = system
     process = start_worker(server.url, log_path)
     workers.append(process)

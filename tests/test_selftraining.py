@@ -7,8 +7,8 @@ from sitewise.mss.extractor import extract_mss, load_scorer
 from sitewise.mss.blockmodel import BlockModel
 from sitewise.mss.selftrain import MIN_GAIN
 from sitewise.pipeline import rule_labelled_pages
-from worker.fallback import maybe_enqueue_retrain
-from worker.queue import JOB_SERIALIZER, learn_queue
+from sitewise.worker.fallback import maybe_enqueue_retrain
+from sitewise.worker.queue import JOB_SERIALIZER, learn_queue
 
 pytestmark = pytest.mark.browser
 
@@ -35,7 +35,7 @@ def test_rules_label_the_article_pages_of_learned_sites(learned_store, collected
 def test_retrain_job_writes_a_model_the_fallback_uses(learned_store, redis_client, tmp_path, monkeypatch):
     model = tmp_path / "mss-model.json.gz"
     monkeypatch.setenv("SITEWISE_MSS_MODEL", str(model))
-    job = learn_queue(redis_client).enqueue_call("worker.fallback.retrain_fallback", kwargs={"min_pages": 10})
+    job = learn_queue(redis_client).enqueue_call("sitewise.worker.fallback.retrain_fallback", kwargs={"min_pages": 10})
     SimpleWorker([learn_queue(redis_client)], connection=redis_client, serializer=JOB_SERIALIZER).work(burst=True)
     job.refresh()
     assert job.is_finished, job.exc_info

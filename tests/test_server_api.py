@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from server import create_app
+from sitewise.server import create_app
 from server_support import as_gzip, as_json, block, page_dict, settings_for, with_change
 from sitewise.store import Store
 
@@ -485,7 +485,7 @@ def test_feedback_with_an_unpaired_surrogate_is_refused(client, store):
 
 
 def test_the_fifth_upload_queues_learning_once(client, store):
-    from worker.queue import learn_queue
+    from sitewise.worker.queue import learn_queue
 
     answers = [post_page(client, page_dict(f"https://news.example/{i}")).get_json()["learning"] for i in range(7)]
     assert answers == ["not_due"] * 4 + ["queued"] * 3
@@ -493,7 +493,7 @@ def test_the_fifth_upload_queues_learning_once(client, store):
 
 
 def test_admin_relearn_queues_a_forced_job(client, store):
-    from worker.queue import learn_queue
+    from sitewise.worker.queue import learn_queue
 
     post_page(client, page_dict())
     response = client.post("/api/admin/sites/news.example/learn", headers={"Authorization": "Bearer s3cret"})

@@ -13,14 +13,14 @@ import zlib
 import pytest
 import redis
 
-from server import create_app
-from server.threadpool import run_cpu_bound
+from sitewise.server import create_app
+from sitewise.server.threadpool import run_cpu_bound
 from server_support import as_json, page_dict, settings_for
 from sitewise.redis_conn import DEFAULT_MAXMEMORY, MAXMEMORY_POLICY
 from sitewise.store import Store
 from sitewise.supervisor import MAX_RESTART_DELAY_S, RESTART_DELAY_S, restart_delay
-from worker.fallback import RETRAIN_RETRIES, maybe_enqueue_retrain
-from worker.queue import enqueue_learn
+from sitewise.worker.fallback import RETRAIN_RETRIES, maybe_enqueue_retrain
+from sitewise.worker.queue import enqueue_learn
 
 
 @pytest.fixture
@@ -94,7 +94,7 @@ def test_job_payloads_are_json_not_pickle(store):
     raw = store.redis.hget(f"rq:job:{job.id}", "data")
     payload = json.loads(zlib.decompress(raw))
     assert not raw.startswith(b"\x80")  # no pickle protocol header, compressed or not
-    assert payload[0] == "worker.jobs.learn_site" and payload[2] == ["news.example"] and payload[3] == {"force": True}
+    assert payload[0] == "sitewise.worker.jobs.learn_site" and payload[2] == ["news.example"] and payload[3] == {"force": True}
 
 
 def test_restart_pauses_double_up_to_a_cap():
@@ -109,8 +109,8 @@ def test_cpu_bound_work_leaves_gevents_loop_and_errors_come_back():
     script = (
         "from gevent import monkey; monkey.patch_all()\n"
         "import threading\n"
-        "from server.threadpool import run_cpu_bound\n"
-        "from server.errors import ApiError\n"
+        "from sitewise.server.threadpool import run_cpu_bound\n"
+        "from sitewise.server.errors import ApiError\n"
         "here = threading.get_native_id()\n"
         "print(run_cpu_bound(threading.get_native_id) != here)\n"
         "def fail(): raise ApiError(400, 'bad', 'no')\n"

@@ -7,8 +7,8 @@ from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
-from server import create_app
-from server.openapi import openapi_document
+from sitewise.server import create_app
+from sitewise.server.openapi import openapi_document
 from server_support import page_dict, settings_for, with_change
 
 

@@ -7,8 +7,8 @@ from urllib.parse import unquote
 
 import pytest
 
-from server import create_app
-from server.bookmarklet import bookmarklet_href
+from sitewise.server import create_app
+from sitewise.server.bookmarklet import bookmarklet_href
 from server_support import block, page_dict, settings_for
 from sitewise.store import Store
 

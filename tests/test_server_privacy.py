@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from server import create_app
+from sitewise.server import create_app
 from server_support import block, page_dict, settings_for
 from sitewise import store as store_module
 from sitewise.page import Page

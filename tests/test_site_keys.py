@@ -8,7 +8,7 @@ from statistics import fmean
 import pytest
 
 from learn_support import sample_pages
-from server import create_app
+from sitewise.server import create_app
 from server_support import as_json, settings_for
 from sitewise.cli import main
 from sitewise.learn.learner import SiteLearner

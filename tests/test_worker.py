@@ -11,7 +11,7 @@ from learn_support import sample_pages
 from sitewise.cli import main
 from sitewise.learn.site import learn_stored_site
 from sitewise.sample_site import generate_site
-from worker.queue import JOB_SERIALIZER, enqueue_learn, learn_queue, pending_job_id, release_pending
+from sitewise.worker.queue import JOB_SERIALIZER, enqueue_learn, learn_queue, pending_job_id, release_pending
 
 
 @pytest.fixture(scope="module")
@@ -117,7 +117,7 @@ def test_learn_and_rules_commands(store, gazette_pages, monkeypatch, capsys, tmp
 
 
 def test_pages_no_template_fits_queue_a_relearn(redis_client):
-    from worker.queue import clear_unmatched, note_unmatched, unmatched_pages
+    from sitewise.worker.queue import clear_unmatched, note_unmatched, unmatched_pages
 
     assert note_unmatched("gazette.test", "https://gazette.test/gallery/1", connection=redis_client) is None
     # The same page again is still one page.
@@ -135,7 +135,7 @@ def test_pages_no_template_fits_queue_a_relearn(redis_client):
 
 
 def test_uploads_the_rules_do_not_fit_queue_a_relearn(store, tmp_path):
-    from server import create_app
+    from sitewise.server import create_app
     from server_support import page_dict, settings_for
 
     app = create_app(settings_for(tmp_path), store)

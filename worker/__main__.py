@@ -1,4 +1,4 @@
-"""``python -m worker``: an RQ worker for the learning queue, on the configured Redis (``REDIS_URL``,
+"""``python -m sitewise.worker``: an RQ worker for the learning queue, on the configured Redis (``REDIS_URL``,
 else the embedded Redis in ``SITEWISE_DATA_DIR``). SIGTERM finishes the job in hand first.
 
 Redis going away never ends the process: the worker waits for it with capped exponential backoff (logged),

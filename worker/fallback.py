@@ -40,7 +40,7 @@ def maybe_enqueue_retrain(connection: redis.Redis) -> Job | None:
     if not connection.set(_RETRAIN_MARK, "1", nx=True, ex=RETRAIN_INTERVAL_S):
         return None
     return learn_queue(connection).enqueue_call(
-        "worker.fallback.retrain_fallback",
+        "sitewise.worker.fallback.retrain_fallback",
         timeout=RETRAIN_TIMEOUT_S,
         result_ttl=RESULT_TTL_S,
         failure_ttl=FAILURE_TTL_S,

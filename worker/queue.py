@@ -25,7 +25,7 @@ from rq.serializers import JSONSerializer
 
 log = logging.getLogger(__name__)
 
-#: The queue learning jobs go to (``python -m worker`` consumes it).
+#: The queue learning jobs go to (``python -m sitewise.worker`` consumes it).
 QUEUE_NAME = "sitewise-learn"
 #: Job payloads (function name, arguments, results) are JSON, never pickle: with pickle, anyone who can
 #: write to Redis could make every worker run code of their choosing. Workers must use the same one.
@@ -79,7 +79,7 @@ def enqueue_learn(site: str, *, connection: redis.Redis, force: bool = False) ->
         connection.set(pending_key(site), job_id, ex=PENDING_TTL_S)
     try:
         return learn_queue(connection).enqueue_call(
-            "worker.jobs.learn_site",
+            "sitewise.worker.jobs.learn_site",
             args=(site,),
             kwargs={"force": force} if force else None,
             job_id=job_id,

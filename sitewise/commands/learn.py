@@ -44,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
     if not sites:
         raise ValueError("name at least one SITE (or --all, or --files)")
     if args.queue:
-        from worker.queue import enqueue_learn
+        from sitewise.worker.queue import enqueue_learn
 
         for site in sites:
             job = enqueue_learn(site, connection=store.redis, force=args.force)
