@@ -150,16 +150,21 @@ class BlockModel:
         return model
 
     def save(self, path: str | Path) -> Path:
-        """Write the model atomically as gzip-compressed JSON (never pickle: a model file may come from
-        elsewhere and must not be able to run code)."""
-        path = Path(path)
-        data = gzip.compress(json.dumps(self.to_dict()).encode("utf-8"), compresslevel=9, mtime=0)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=path.parent, prefix=path.name, suffix=".tmp", delete=False) as handle:
-            handle.write(data)
-        os.chmod(handle.name, 0o644)  # a model is not a secret; the temporary file was created 0600
-        os.replace(handle.name, path)
-        return path
+        return write_model_file(path, self.to_dict())
+
+
+def write_model_file(path: str | Path, document: dict[str, Any]) -> Path:
+    """Write a model document atomically (a reader never sees half a file) as gzip-compressed JSON
+    (never pickle: a model file may come from elsewhere and must not be able to run code); the same
+    document gives the same bytes (no time stamp in the gzip header)."""
+    path = Path(path)
+    data = gzip.compress(json.dumps(document, ensure_ascii=False).encode("utf-8"), compresslevel=9, mtime=0)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile(dir=path.parent, prefix=path.name, suffix=".tmp", delete=False) as handle:
+        handle.write(data)
+    os.chmod(handle.name, 0o644)  # a model is not a secret; the temporary file was created 0600
+    os.replace(handle.name, path)
+    return path
 
 
 # -- pages to blocks ------------------------------------------------------------------------------------

@@ -15,15 +15,13 @@ import base64
 import gzip
 import json
 import logging
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from .blockmodel import FORMAT as BLOCK_FORMAT
-from .blockmodel import BlockModel
+from .blockmodel import BlockModel, write_model_file
 from .scorers import NaiveBayesScorer
 
 log = logging.getLogger(__name__)
@@ -60,13 +58,7 @@ def save_model(scorer: NaiveBayesScorer, path: str | Path, info: dict[str, Any] 
         },
         "info": info or {},
     }
-    data = gzip.compress(json.dumps(document, ensure_ascii=False).encode("utf-8"), compresslevel=6)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.NamedTemporaryFile(dir=path.parent, prefix=path.name, suffix=".tmp", delete=False) as handle:
-        handle.write(data)
-    os.chmod(handle.name, 0o644)  # a model is not a secret; the temporary file was created 0600
-    os.replace(handle.name, path)
-    return path
+    return write_model_file(path, document)
 
 
 def load_model(path: str | Path) -> NaiveBayesScorer | BlockModel:
