@@ -513,31 +513,29 @@ def _repeats(element: etree._Element, siblings: dict) -> tuple[int, int, int]:
     return counts[0], counts[1], counts[2]
 
 
-def _element_info(element: etree._Element, cache: dict) -> tuple[np.ndarray, np.ndarray, int]:
+def _element_info(element: etree._Element, cache: dict) -> tuple[tuple[int, ...], tuple[int, ...], int]:
     """(ancestor-tag flags, distance up to the nearest element of each name/role kind, depth) of an
-    element, itself included; memoised per element, each computed from its parent's."""
+    element, itself included; memoised per element, each computed from its parent's (plain tuples: a
+    page has thousands of elements, and numpy's per-call cost is larger than these few numbers)."""
     chain = []
     current = element
     while current is not None and current not in cache:
         chain.append(current)
         current = current.getparent()
-    if current is None:
-        base = (np.zeros(len(ANCESTOR_TAGS)), np.full(len(NAME_KINDS) + len(ROLE_KINDS), float(FAR)), 0)
-    else:
-        base = cache[current]
+    base = cache[current] if current is not None else _ROOT_INFO
     for node in reversed(chain):
         flags, distances, depth = base
-        flags = flags.copy()
-        distances = np.minimum(distances + 1, FAR)
         tag = node.tag if isinstance(node.tag, str) else ""
-        if tag in _ANCESTOR_COLUMN:
-            flags[_ANCESTOR_COLUMN[tag]] = 1
-        for kind in _own_kinds(node):
-            distances[kind] = 0
+        column = _ANCESTOR_COLUMN.get(tag)
+        if column is not None and not flags[column]:
+            flags = flags[:column] + (1,) + flags[column + 1:]
+        kinds = _own_kinds(node)
+        distances = tuple(0 if i in kinds else (d + 1 if d < FAR else FAR) for i, d in enumerate(distances))
         base = cache[node] = (flags, distances, depth + 1)
     return base
 
 
+_ROOT_INFO = ((0,) * len(ANCESTOR_TAGS), (FAR,) * (len(NAME_KINDS) + len(ROLE_KINDS)), 0)
 _ANCESTOR_COLUMN = {t: i for i, t in enumerate(ANCESTOR_TAGS)}
 _HIDDEN_COLUMN = len(NAME_KINDS) + len(ROLE_KINDS) - 1
 

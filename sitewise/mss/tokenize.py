@@ -394,8 +394,9 @@ def _context_of(names: str) -> str:
     return found.group(0).lower() if found else ""
 
 
+@functools.lru_cache(maxsize=4096)
 def _local_name(tag: str) -> str:
-    """``{ns}name`` and ``prefix:name`` → ``name``, lower-cased."""
+    """``{ns}name`` and ``prefix:name`` → ``name``, lower-cased (cached: pages repeat a few dozen tags)."""
     if "}" in tag:
         tag = tag.rsplit("}", 1)[1]
     return tag.rsplit(":", 1)[-1].lower()
