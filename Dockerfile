@@ -23,7 +23,10 @@ COPY sitewise ./sitewise
 COPY server ./server
 COPY worker ./worker
 COPY bookmarklet ./bookmarklet
-RUN pip install --no-deps . && rm -rf build
+# Installed, then the sources go: /app is the working directory (gunicorn and `python -m` put it first on
+# sys.path), and a sitewise/ folder there would shadow the installed package, whose sitewise.server,
+# sitewise.worker and sitewise.bookmarklet come from the folders beside it (pyproject's package-dir).
+RUN pip install --no-deps . && rm -rf build sitewise server worker bookmarklet
 USER sitewise
 VOLUME ["/data"]
 EXPOSE 8000

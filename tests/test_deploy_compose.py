@@ -91,6 +91,13 @@ def test_dockerfile_base_user_and_default_command():
     assert cmd == SERVICES["web"]["command"]
 
 
+def test_the_image_runs_the_installed_package_not_the_copied_sources():
+    # gunicorn and `python -m` put the working directory first on sys.path: a sitewise/ folder left there
+    # would shadow the installed package, which alone holds sitewise.server and sitewise.worker
+    install = re.search(r"^RUN pip install --no-deps \. && rm -rf (.*)$", DOCKERFILE, re.M)
+    assert install and {"sitewise", "server", "worker", "bookmarklet"} <= set(install.group(1).split())
+
+
 def test_every_setting_is_configurable_and_every_variable_is_a_setting():
     expected = {setting_variable(f.name) for f in fields(Settings)}
     extra = {"SITEWISE_LOG_LEVEL", "SITEWISE_WEB_PROCESSES"}  # read by sitewise.gunicorn_config
