@@ -189,8 +189,6 @@ class PageBlocks:
     lines: np.ndarray
     #: One row of :data:`FEATURE_NAMES` per block.
     features: np.ndarray
-    #: Whether the heading that repeats the headline was found (not another part of the title).
-    repeats_headline: bool = False
 
     @property
     def boundaries(self) -> np.ndarray:
@@ -225,11 +223,10 @@ def page_blocks(html: str | bytes, url: str | None = None) -> PageBlocks:
     alternatives = headline_alternatives(root, headline)
     cleaned = clean_dom(root, NO_CLEAN)
     heading = title_heading(cleaned, headline) if headline else None
-    repeats_headline = heading is not None
     if heading is None:
         heading = next((h for h in (title_heading(cleaned, words) for words in alternatives) if h is not None), None)
     tokens = tokenize(cleaned, heading)
     lines, features = block_features(tokens, signals)
-    return PageBlocks(tokens, lines, features, repeats_headline)
+    return PageBlocks(tokens, lines, features)
 
 

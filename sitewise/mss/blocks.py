@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from operator import itemgetter
 from urllib.parse import urlsplit
 
@@ -139,7 +139,6 @@ class PageSignals:
     body: frozenset[str] = frozenset()
     kinds: frozenset[str] = frozenset()
     url: str = ""
-    extra: dict = field(default_factory=dict)
 
 
 def page_signals(root: etree._Element, url: str | None = None) -> PageSignals:

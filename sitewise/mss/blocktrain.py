@@ -91,6 +91,7 @@ def train_block_model(
             report.skip(page)
             continue
         report.used += 1
+        # the report's token counts are blocks here: the block model's units
         report.tokens_in += int(page.labels.sum())
         report.tokens_out += int((~page.labels).sum())
         usable.append(page)
