@@ -116,19 +116,20 @@ def extract(
 
 
 def extract_article(
-    html: str | bytes,
+    page_html: str,
     url: str | None = None,
     *,
     rules: RulesSource = None,
     page: "Page | None" = None,
     mss_model: str | None = None,
 ) -> Extracted:
-    """:func:`extract`'s answer before it is formatted. ``page``: the page as collected (its blocks let
-    rules apply to what the reader saw); ``mss_model``: a fallback model file instead of the configured one."""
+    """:func:`extract`'s answer before it is formatted. ``page_html``: the page as :func:`readable_html`
+    gives it (checked and decoded once, by the caller, who formats the answer from it too); ``page``: the
+    page as collected (its blocks let rules apply to what the reader saw); ``mss_model``: a fallback model
+    file instead of the configured one."""
     from .metadata import read_metadata
     from .pipeline import find_article
 
-    page_html = readable_html(html)
     site = site_for(url)
     rule_set, mismatch = _rules_for(rules, site)
     article = find_article(page, page_html, rule_set, mss_model=mss_model, url=url)

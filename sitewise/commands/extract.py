@@ -162,9 +162,10 @@ def _extract(task: Task) -> dict[str, Any]:
 
     try:
         if task.page is not None:
-            html = task.page.html or rebuild_html(task.page)
+            source = task.page.html or rebuild_html(task.page)
         else:
-            html = readable_html(task.body if task.body is not None else Path(task.source).read_bytes())
+            source = task.body if task.body is not None else Path(task.source).read_bytes()
+        html = readable_html(source)
         found = extract_article(html, task.url, rules=task.rules, page=task.page, mss_model=task.mss_model)
     except (InputError, OSError) as exc:
         return {"source": task.source, "error": str(exc)}

@@ -27,11 +27,10 @@ import numpy as np
 
 from .blocks import FEATURE_NAMES, block_features, page_signals
 from .boundaries import BOUNDARY_SCORE
-from .clean import CleanOptions, clean_dom
 from .forest import TreeEnsemble
 from .search import k_best
-from .title import headline_alternatives, page_headline, title_heading
-from .tokenize import WORD, TokenSequence, parse_html, tokenize
+from .title import anchor_heading, headline_alternatives, page_headline
+from .tokenize import TokenSequence, parse_html, tokenize
 
 FORMAT = "sitewise-block-model"
 VERSION = 1
@@ -55,12 +54,6 @@ MIN_SEGMENT_SHARE = 0.1
 #: Out of fold on wcxb-dev and on every untouched set, F1 rose steadily from 0.0 to 0.4 (wcxb-dev
 #: +0.005, dragnet +0.003, l3s-gn1 +0.002, CleanEval +0.001); above it wcxb-dev's listings lost.
 MIN_BLOCK_PROBABILITY = 0.4
-#: The page clean-up before tokenizing: none. Hidden elements, navigation and named furniture are
-#: features the model weighs, not elements removed by rule (server-rendered pages hide their content
-#: until scripts run; a product page's "related" names can hold its specifications).
-NO_CLEAN = CleanOptions(hidden=False, aside_nav=False, suspicious_names=False)
-
-
 class BlockModel:
     """P(article) per block from :func:`~sitewise.mss.blocks.block_features` rows.
 
@@ -180,6 +173,9 @@ def write_model_file(path: str | Path, document: dict[str, Any]) -> Path:
 # -- pages to blocks ------------------------------------------------------------------------------------
 
 
+_WORDS_COLUMN = FEATURE_NAMES.index("words")
+
+
 @dataclass
 class PageBlocks:
     """A page as the block model sees it."""
@@ -197,12 +193,8 @@ class PageBlocks:
 
     @property
     def words(self) -> np.ndarray:
-        """Words (alphanumeric tokens) per block."""
-        tokens = self.tokens
-        index = np.flatnonzero(tokens.kinds == WORD)
-        alnum = np.fromiter((tokens.words[i][0].isalnum() for i in index.tolist()), bool, index.size)
-        block = np.searchsorted(self.lines, tokens.lines[index[alnum]])
-        return np.bincount(block, minlength=self.lines.size).astype(np.float64)
+        """Words (alphanumeric tokens) per block: the ``words`` feature, which holds their log1p."""
+        return np.rint(np.expm1(self.features[:, _WORDS_COLUMN]))
 
     def text(self, keep: np.ndarray) -> str:
         """The text of the kept blocks, one block per line."""
@@ -220,12 +212,11 @@ def page_blocks(html: str | bytes, url: str | None = None) -> PageBlocks:
         return PageBlocks(tokens, np.zeros(0, dtype=np.int64), np.zeros((0, len(FEATURE_NAMES))))
     signals = page_signals(root, url)
     headline = page_headline(root)
-    alternatives = headline_alternatives(root, headline)
-    cleaned = clean_dom(root, NO_CLEAN)
-    heading = title_heading(cleaned, headline) if headline else None
-    if heading is None:
-        heading = next((h for h in (title_heading(cleaned, words) for words in alternatives) if h is not None), None)
-    tokens = tokenize(cleaned, heading)
+    heading, _ = anchor_heading(root, headline, headline_alternatives(root, headline))
+    # No clean-up by rule: hidden elements, navigation and named furniture are features the model weighs
+    # (server-rendered pages hide their content until scripts run; a product page's "related" names can
+    # hold its specifications).
+    tokens = tokenize(root, heading)
     lines, features = block_features(tokens, signals)
     return PageBlocks(tokens, lines, features)
 

@@ -337,9 +337,7 @@ class _Describer:
             c[f"name_{kind}"] = names[:, i]
         for i, (kind, _) in enumerate(ROLE_KINDS):
             c[kind] = names[:, len(NAME_KINDS) + i]
-        self.owner_tags = [
-            (owners.get(line).tag if owners.get(line) is not None else "") for line in self.lines.tolist()
-        ]
+        self.owner_tags = [getattr(owners.get(line), "tag", "") for line in self.lines.tolist()]
 
     # -- position and the title -----------------------------------------------------------------------
 
@@ -362,11 +360,10 @@ class _Describer:
         c["title_distance"] = distance
         c["is_title"] = title_rows.astype(np.float64)
         c["after_title"] = ((distance > 0) & (distance <= MAX_TITLE_DISTANCE)).astype(np.float64)
-        lowered = np.asarray(self.lowered, dtype=object)
         for name, vocabulary in (("title_overlap", self.signals.title), ("description_overlap",
                                   self.signals.description), ("body_overlap", self.signals.body)):
             if vocabulary:
-                found = np.fromiter(map(vocabulary.__contains__, lowered.tolist()), bool, len(self.lowered))
+                found = np.fromiter(map(vocabulary.__contains__, self.lowered), bool, len(self.lowered))
                 c[name] = self.count(found & self.alnum) / np.maximum(self.block_words, 1)
             else:
                 c[name] = np.full(n, -1.0)

@@ -24,7 +24,7 @@ from .boundaries import BOUNDARY_SCORE, closing_lines
 from .clean import CleanOptions, clean_dom, prune_block
 from .scorers import BaselineScorer, LineScorer, Scorer
 from .search import Segment, anchored, k_best, max_subsequence
-from .title import headline_alternatives, page_headline, title_heading
+from .title import anchor_heading, headline_alternatives, page_headline
 from .tokenize import OPEN, WORD, TokenSequence, parse_html, tokenize
 
 log = logging.getLogger(__name__)
@@ -119,11 +119,8 @@ class MSS:
         headline = page_headline(root) if self.title_anchor else []
         alternatives = headline_alternatives(root, headline) if self.title_anchor else []
         cleaned = clean_dom(root, self.clean)
-        heading = title_heading(cleaned, headline) if headline else None
-        if heading is not None or not alternatives:
-            return tokenize(cleaned, heading), heading is not None
-        heading = next((h for h in (title_heading(cleaned, words) for words in alternatives) if h is not None), None)
-        return tokenize(cleaned, heading), False
+        heading, repeats_headline = anchor_heading(cleaned, headline, alternatives)
+        return tokenize(cleaned, heading), repeats_headline
 
     def extract(self, html: str | bytes, url: str | None = None) -> MSSResult:
         """The article of a page (``url`` is accepted for the block pipeline's sake and not used)."""
@@ -264,9 +261,9 @@ def extract_mss(html: str | bytes, model: Scorer | BlockModel | str | Path | Non
 
 def fallback_pipeline(model: Scorer | BlockModel | str | Path | None = None) -> Pipeline:
     """The pipeline for ``model`` (see :func:`extract_mss`), cached per model."""
-    if not isinstance(model, (BlockModel, str, Path)) and model is not None:
-        return _pipeline(model)
-    return _pipeline(model if isinstance(model, BlockModel) else load_scorer(model))
+    if model is None or isinstance(model, (str, Path)):
+        model = load_scorer(model)
+    return _pipeline(model)
 
 
 @functools.lru_cache(maxsize=8)

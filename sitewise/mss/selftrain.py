@@ -101,13 +101,14 @@ def self_train(
 def split_held_back(pages: Sequence[LabelledPage]) -> tuple[list[LabelledPage], list[LabelledPage]]:
     """(training pages, held-back pages): every :data:`HOLD_OUT_EVERY`-th site held back, in the order
     sites first appear; every n-th page when there are too few sites."""
-    sites = list(dict.fromkeys(site_of(url) if url else "" for _, _, url in pages))
+    page_sites = [site_of(url) if url else "" for _, _, url in pages]
+    sites = list(dict.fromkeys(page_sites))
     if len(sites) >= MIN_SITES_TO_HOLD_OUT:
         held = {site for i, site in enumerate(sites) if i % HOLD_OUT_EVERY == HOLD_OUT_EVERY - 1}
-        return ([p for p in pages if (site_of(p[2]) if p[2] else "") not in held],
-                [p for p in pages if (site_of(p[2]) if p[2] else "") in held])
-    return ([p for i, p in enumerate(pages) if i % HOLD_OUT_EVERY != HOLD_OUT_EVERY - 1],
-            [p for i, p in enumerate(pages) if i % HOLD_OUT_EVERY == HOLD_OUT_EVERY - 1])
+        is_held = [site in held for site in page_sites]
+    else:
+        is_held = [i % HOLD_OUT_EVERY == HOLD_OUT_EVERY - 1 for i in range(len(pages))]
+    return ([p for p, h in zip(pages, is_held) if not h], [p for p, h in zip(pages, is_held) if h])
 
 
 def mean_f1(model: "BlockModel | Scorer", pages: Sequence[LabelledPage]) -> float:

@@ -86,3 +86,14 @@ def title_heading(root: etree._Element, headline: list[str]) -> etree._Element |
         if len(shared) >= MIN_SHARED_WORDS and matches and coverage > best_coverage:
             best, best_coverage = element, coverage
     return best
+
+
+def anchor_heading(
+    root: etree._Element, headline: list[str], alternatives: list[list[str]]
+) -> tuple[etree._Element | None, bool]:
+    """(The heading to anchor on, whether it repeats ``headline``): the heading that repeats the headline,
+    else the first that repeats another part of the title (which may be the site's name), else None."""
+    heading = title_heading(root, headline) if headline else None
+    if heading is not None or not alternatives:
+        return heading, heading is not None
+    return next((h for h in (title_heading(root, words) for words in alternatives) if h is not None), None), False
