@@ -14,6 +14,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Literal, Union
 
+from .nesting import MAX_NESTING_DEPTH, too_deep
+
 if TYPE_CHECKING:
     from .page import Page
     from .pipeline import Article
@@ -181,6 +183,9 @@ def readable_html(html: str | bytes) -> str:
         raise TypeError(f"html must be str or bytes, not {type(html).__name__}")
     if not text.strip():
         raise InputError("the page is empty")
+    if too_deep(text):
+        raise InputError(f"the page nests elements more than {MAX_NESTING_DEPTH:,} deep (no real page does; "
+                         "parsing it would take minutes)")
     return text
 
 

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
+from .nesting import too_deep
+
 #: Bumped whenever a field changes meaning; readers accept every version up to this one.
 FORMAT_VERSION = 1
 
@@ -250,8 +252,8 @@ class Page:
         if collector not in COLLECTORS:
             raise PageError("collector", f"must be one of {', '.join(COLLECTORS)}")
         html = _optional_str(data, "html")
-        if html is not None and len(html) > MAX_HTML_CHARS:
-            html = None  # size-capped: the blocks carry what learning needs
+        if html is not None and (len(html) > MAX_HTML_CHARS or too_deep(html)):
+            html = None  # too big or too deep to parse: the blocks carry what learning needs
         blocks_data = data.get("blocks")
         if not isinstance(blocks_data, list):
             raise PageError("blocks", "must be a list")

@@ -124,6 +124,7 @@ def test_bytes_are_decoded_by_the_pages_charset():
         ("\x00\x01\x02\x03" * 100, "binary"),
         ("<p>" + "x" * MAX_HTML_CHARS + "</p>", "at most"),
         (b"<p>" + b"y" * 20_000_000, "at most"),
+        ("<html><body>" + "<div>" * 200_000 + "deep words here" + "</div>" * 200_000, "nests elements"),
     ],
 )
 def test_bad_input_is_a_clear_error(html, message):

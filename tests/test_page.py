@@ -93,6 +93,15 @@ def test_oversized_html_is_dropped_not_stored():
     assert Page.from_dict(page(html="x" * (MAX_HTML_CHARS + 1))).html is None
 
 
+def test_html_nested_too_deep_to_parse_is_dropped_not_stored():
+    from sitewise.nesting import MAX_NESTING_DEPTH, SCAN_FROM_CHARS
+
+    deep = "<div>" * (MAX_NESTING_DEPTH + 1) + "words " * SCAN_FROM_CHARS
+    assert Page.from_dict(page(html=deep)).html is None
+    shallow = "<div><p>words</p></div>" * (SCAN_FROM_CHARS // 20)  # as long, but flat
+    assert Page.from_dict(page(html=shallow)).html == shallow
+
+
 def test_schema_accepts_what_the_model_writes():
     import json
     from importlib import resources
