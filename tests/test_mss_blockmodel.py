@@ -71,6 +71,8 @@ def test_exported_trees_predict_what_scikit_learn_predicts():
     fitted = HistGradientBoostingClassifier(max_iter=30, max_depth=4, random_state=0).fit(X, y)
     trees = TreeEnsemble.from_sklearn(fitted)
     assert np.allclose(trees.predict_proba(X), fitted.predict_proba(X)[:, 1])
+    complete = np.nan_to_num(X)  # a matrix without missing values takes the walk's other branch
+    assert np.allclose(trees.predict_proba(complete), fitted.predict_proba(complete)[:, 1])
     again = TreeEnsemble.from_dict(json.loads(json.dumps(trees.to_dict())))
     assert np.array_equal(again.decision_function(X), trees.decision_function(X))
     with pytest.raises(ValueError):
