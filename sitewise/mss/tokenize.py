@@ -52,7 +52,7 @@ VOID_TAGS = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input
 _TOKEN = re.compile(
     r"\d+(?:[.,:]\d+)*"
     r"|[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u0e00-\u0e7f]"
-    r"|(?:(?![\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u0e00-\u0e7f])\w)+"
+    r"|[^\W\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u0e00-\u0e7f]+"  # word characters but those
     r"|[^\w\s]"
 )
 _NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
@@ -265,92 +265,98 @@ class _Builder:
         self.closes: list[int] = []
         self.links: list[bool] = []
         self.contexts: list[str] = []
-        self.line = 0
-        # open elements: (tag, index of the OPEN token, inside a link, context)
-        self.stack: list[tuple[str, int, bool, str]] = [("", -1, False, "")]
-        # open block elements: (index of the OPEN token, element)
-        self.blocks: list[tuple[int, etree._Element]] = []
         self.line_blocks: dict[int, tuple[int, ...]] = {}
         self.line_owners: dict[int, etree._Element | None] = {}
 
     def walk(self, root: etree._Element) -> None:
+        """Append the tokens of ``root`` and everything in it, in document order.
+
+        Every element of every page passes here twice, so this is extraction's hottest loop: the state
+        lives in local variables and each token's eight fields are appended inline (helper calls per
+        token cost twice as much)."""
+        kinds, tags, words, parents = self.kinds, self.tags, self.words, self.parents
+        lines, closes, links, contexts = self.lines, self.closes, self.links, self.contexts
+        line_blocks, line_owners = self.line_blocks, self.line_owners
+        anchor_element = self.anchor_element
+        find_tokens = _TOKEN.findall
+        line = 0
+        # open elements: (tag, index of the OPEN token, inside a link, context)
+        stack: list[tuple[str, int, bool, str]] = [("", -1, False, "")]
+        # open block elements: (index of the OPEN token, element)
+        blocks: list[tuple[int, etree._Element]] = []
         skip_depth = 0  # > 0 while inside an element whose contents are dropped
         for event, element in etree.iterwalk(root, events=("start", "end")):
             tag = element.tag
             if not isinstance(tag, str):  # comments and processing instructions: only their tail counts
-                if event == "end" and not skip_depth:
-                    self.add_words(element.tail)
-                continue
-            tag = _local_name(tag)
-            if event == "start":
-                if skip_depth or tag in DROPPED_CONTENT:
-                    skip_depth += 1
-                    continue
-                self.open(tag, element)
-                if tag not in VOID_TAGS:
-                    self.add_words(element.text)
+                text = element.tail if event == "end" and not skip_depth else None
             else:
-                if skip_depth:
-                    skip_depth -= 1
-                    if skip_depth:
+                tag = _local_name(tag)
+                if event == "start":
+                    if skip_depth or tag in DROPPED_CONTENT:
+                        skip_depth += 1
                         continue
-                elif tag not in VOID_TAGS:
-                    self.close(tag)
-                self.add_words(element.tail)
-
-    def _append(self, kind: int, tag: str, word: str, parent: str, close: int, link: bool, context: str) -> None:
-        self.kinds.append(kind)
-        self.tags.append(tag)
-        self.words.append(word)
-        self.parents.append(parent)
-        self.lines.append(self.line)
-        self.closes.append(close)
-        self.links.append(link)
-        self.contexts.append(context)
-
-    def open(self, tag: str, element: etree._Element) -> None:
-        if tag in BLOCK_TAGS:
-            self.line += 1
-        parent, _, in_link, context = self.stack[-1]
-        in_link = in_link or tag == "a"
-        context = element_context(element) or context
-        index = len(self.kinds)
-        if element is self.anchor_element:
-            self.anchor = index
-        self._append(OPEN, tag, "", parent, index, in_link, context)
-        if tag not in VOID_TAGS:
-            self.stack.append((tag, index, in_link, context))
-            if tag in BLOCK_TAGS:
-                self.blocks.append((index, element))
-
-    def close(self, tag: str) -> None:
-        _, opened, in_link, context = self.stack.pop()
-        if self.blocks and self.blocks[-1][0] == opened:
-            self.blocks.pop()
-        self._append(CLOSE, tag, "", self.stack[-1][0], -1, in_link, context)
-        self.closes[opened] = len(self.closes) - 1
-        if tag in BLOCK_TAGS:
-            self.line += 1
-
-    def add_words(self, text: str | None) -> None:
-        if not text:
-            return
-        found = _TOKEN.findall(text)
-        if not found:
-            return
-        n = len(found)
-        if self.line not in self.line_blocks:
-            self.line_blocks[self.line] = tuple(index for index, _ in self.blocks)
-            self.line_owners[self.line] = self.blocks[-1][1] if self.blocks else None
-        parent, _, in_link, context = self.stack[-1]
-        self.kinds.extend([WORD] * n)
-        self.tags.extend([""] * n)
-        self.words.extend(found)
-        self.parents.extend([parent] * n)
-        self.lines.extend([self.line] * n)
-        self.closes.extend([-1] * n)
-        self.links.extend([in_link] * n)
-        self.contexts.extend([context] * n)
+                    # the OPEN token
+                    if tag in BLOCK_TAGS:
+                        line += 1
+                    parent, _, in_link, context = stack[-1]
+                    in_link = in_link or tag == "a"
+                    context = element_context(element) or context
+                    index = len(kinds)
+                    if element is anchor_element:
+                        self.anchor = index
+                    kinds.append(OPEN)
+                    tags.append(tag)
+                    words.append("")
+                    parents.append(parent)
+                    lines.append(line)
+                    closes.append(index)
+                    links.append(in_link)
+                    contexts.append(context)
+                    if tag in VOID_TAGS:
+                        continue
+                    stack.append((tag, index, in_link, context))
+                    if tag in BLOCK_TAGS:
+                        blocks.append((index, element))
+                    text = element.text
+                else:
+                    if skip_depth:
+                        skip_depth -= 1
+                        if skip_depth:
+                            continue
+                    elif tag not in VOID_TAGS:
+                        # the CLOSE token
+                        _, opened, in_link, context = stack.pop()
+                        if blocks and blocks[-1][0] == opened:
+                            blocks.pop()
+                        closes[opened] = len(kinds)
+                        kinds.append(CLOSE)
+                        tags.append(tag)
+                        words.append("")
+                        parents.append(stack[-1][0])
+                        lines.append(line)
+                        closes.append(-1)
+                        links.append(in_link)
+                        contexts.append(context)
+                        if tag in BLOCK_TAGS:
+                            line += 1
+                    text = element.tail
+            # the WORD tokens of the text just entered (an element's text or tail)
+            if not text or text.isspace():  # the most common text by far: indentation between tags
+                continue
+            found = find_tokens(text)
+            n = len(found)
+            if line not in line_blocks:
+                line_blocks[line] = tuple(index for index, _ in blocks)
+                line_owners[line] = blocks[-1][1] if blocks else None
+            parent, _, in_link, context = stack[-1]
+            kinds.extend([WORD] * n)
+            tags.extend([""] * n)
+            words.extend(found)
+            parents.extend([parent] * n)
+            lines.extend([line] * n)
+            closes.extend([-1] * n)
+            links.extend([in_link] * n)
+            contexts.extend([context] * n)
 
     def sequence(self) -> TokenSequence:
         return TokenSequence(
