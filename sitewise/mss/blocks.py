@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections import Counter
 from dataclasses import dataclass
 from operator import itemgetter
 from urllib.parse import urlsplit
@@ -301,43 +302,31 @@ class _Describer:
     def dom(self) -> None:
         c = self.columns
         n = self.n
-        owner_tag = np.zeros((n, len(OWNER_TAGS) + 1))
-        depth = np.zeros(n)
-        block_depth = np.zeros(n)
-        ancestors = np.zeros((n, len(ANCESTOR_TAGS)))
-        names = np.full((n, len(NAME_KINDS) + len(ROLE_KINDS)), float(FAR))
-        owners = self.tokens.line_owners
-        blocks = self.tokens.line_blocks
-        repeats = np.zeros((n, 3))
-        cache: dict[etree._Element, tuple[np.ndarray, np.ndarray, int]] = {}
+        lines = self.lines.tolist()
+        owners = [self.tokens.line_owners.get(line) for line in lines]
+        memo: dict[etree._Element, _ElementFacts] = {}
         siblings: dict[etree._Element, dict[tuple[str, str], int]] = {}
-        tag_column = {t: i for i, t in enumerate(OWNER_TAGS)}
-        for row, line in enumerate(self.lines.tolist()):
-            element = owners.get(line)
-            block_depth[row] = len(blocks.get(line, ()))
-            if element is None:
-                owner_tag[row, -1] = 1
-                continue
-            repeats[row] = _repeats(element, siblings)
-            flags, distances, levels = _element_info(element, cache)
-            owner_tag[row, tag_column.get(element.tag if isinstance(element.tag, str) else "", -1)] = 1
-            depth[row] = levels
-            ancestors[row] = flags
-            names[row] = distances
+        facts = [_ROOT_FACTS if element is None else _element_facts(element, memo, siblings) for element in owners]
+        # the per-element facts are plain tuples; one array per kind of fact, built once for all rows
+        flags, seen_at, depth, repeats = (np.array(column, dtype=np.float64) for column in zip(*facts))
+        owner_tag = np.zeros((n, len(OWNER_TAGS) + 1))
+        owner_tag[np.arange(n), [_OWNER_COLUMN.get(_tag_of(element), -1) for element in owners]] = 1
+        names = np.minimum(depth[:, None] - seen_at, FAR)
+        line_blocks = self.tokens.line_blocks
         for i, t in enumerate(OWNER_TAGS):
             c[f"tag_{t}"] = owner_tag[:, i]
         c["tag_other"] = owner_tag[:, -1]
         c["depth"] = depth
-        c["block_depth"] = block_depth
+        c["block_depth"] = np.array([len(line_blocks.get(line, ())) for line in lines], dtype=np.float64)
         for i, level in enumerate(("self", "parent", "grand")):
             c[f"repeat_{level}"] = np.log1p(repeats[:, i])
         for i, t in enumerate(ANCESTOR_TAGS):
-            c[f"in_{t}"] = ancestors[:, i]
+            c[f"in_{t}"] = flags[:, i]
         for i, (kind, _) in enumerate(NAME_KINDS):
             c[f"name_{kind}"] = names[:, i]
         for i, (kind, _) in enumerate(ROLE_KINDS):
             c[kind] = names[:, len(NAME_KINDS) + i]
-        self.owner_tags = [getattr(owners.get(line), "tag", "") for line in self.lines.tolist()]
+        self.owner_tags = [getattr(element, "tag", "") for element in owners]
 
     # -- position and the title -----------------------------------------------------------------------
 
@@ -487,68 +476,79 @@ def _window_mean(values: np.ndarray, half: int) -> np.ndarray:
     return (prefix[end] - prefix[start]) / (end - start)
 
 
-def _repeats(element: etree._Element, siblings: dict) -> tuple[int, int, int]:
-    """How many siblings (itself included) share the tag and class of the element, of its parent and of
-    its grandparent: the items of a listing, the posts of a thread and the cards of a collection repeat
-    one structure; a paragraph among paragraphs repeats too, a lone sidebar box does not."""
-    counts = []
-    for _ in range(3):
-        parent = element.getparent() if element is not None else None
-        if parent is None:
-            counts.append(0)
-            element = None
-            continue
-        keys = siblings.get(parent)
-        if keys is None:
-            keys = siblings[parent] = {}
-            for child in parent:
-                key = (child.tag if isinstance(child.tag, str) else "", child.get("class") or "")
-                keys[key] = keys.get(key, 0) + 1
-        counts.append(keys.get((element.tag if isinstance(element.tag, str) else "", element.get("class") or ""), 0))
-        element = parent
-    return counts[0], counts[1], counts[2]
+#: What :meth:`_Describer.dom` reads of a block's owning element: (ancestor-tag flags, the depth at
+#: which the nearest element of each name/role kind sits, its own depth, how often it, its parent and
+#: its grandparent repeat among their siblings). The distance up to a kind is its depth less that one.
+_ElementFacts = tuple[tuple[int, ...], tuple[int, ...], int, tuple[int, int, int]]
 
 
-def _element_info(element: etree._Element, cache: dict) -> tuple[tuple[int, ...], tuple[int, ...], int]:
-    """(ancestor-tag flags, distance up to the nearest element of each name/role kind, depth) of an
-    element, itself included; memoised per element, each computed from its parent's (plain tuples: a
-    page has thousands of elements, and numpy's per-call cost is larger than these few numbers)."""
+def _element_facts(element: etree._Element, memo: dict, siblings: dict) -> _ElementFacts:
+    """The facts of an element, itself included; memoised per element, each computed from its parent's
+    (plain tuples, shared with the parent where nothing changes: a page has thousands of elements, and
+    numpy's per-call cost is larger than these few numbers)."""
     chain = []
     current = element
-    while current is not None and current not in cache:
+    while current is not None and current not in memo:
         chain.append(current)
         current = current.getparent()
-    base = cache[current] if current is not None else _ROOT_INFO
+    facts = memo[current] if current is not None else _ROOT_FACTS
+    parent = current
     for node in reversed(chain):
-        flags, distances, depth = base
-        tag = node.tag if isinstance(node.tag, str) else ""
+        flags, seen_at, depth, repeats = facts
+        depth += 1
+        tag = _tag_of(node)
         column = _ANCESTOR_COLUMN.get(tag)
         if column is not None and not flags[column]:
             flags = flags[:column] + (1,) + flags[column + 1:]
         kinds = _own_kinds(node)
-        distances = tuple(0 if i in kinds else (d + 1 if d < FAR else FAR) for i, d in enumerate(distances))
-        base = cache[node] = (flags, distances, depth + 1)
-    return base
+        if kinds:
+            found = list(seen_at)
+            for kind in kinds:
+                found[kind] = depth
+            seen_at = tuple(found)
+        repeats = (_sibling_repeats(node, tag, parent, siblings), repeats[0], repeats[1])
+        facts = memo[node] = (flags, seen_at, depth, repeats)
+        parent = node
+    return facts
 
 
-_ROOT_INFO = ((0,) * len(ANCESTOR_TAGS), (FAR,) * (len(NAME_KINDS) + len(ROLE_KINDS)), 0)
+def _sibling_repeats(element: etree._Element, tag: str, parent: etree._Element | None, siblings: dict) -> int:
+    """How many of an element's siblings (itself included) share its tag and class (0 at the root): the
+    items of a listing, the posts of a thread and the cards of a collection repeat one structure; a
+    paragraph among paragraphs repeats too, a lone sidebar box does not."""
+    if parent is None:
+        return 0
+    keys = siblings.get(parent)
+    if keys is None:
+        keys = siblings[parent] = Counter((_tag_of(child), child.get("class") or "") for child in parent)
+    return keys[tag, element.get("class") or ""]
+
+
+def _tag_of(element: etree._Element | None) -> str:
+    """An element's tag ("" for comments, processing instructions and None)."""
+    tag = getattr(element, "tag", "")
+    return tag if isinstance(tag, str) else ""
+
+
+#: The facts above the root: no ancestors, no kind ever seen (its depth far enough up that the distance
+#: is at least :data:`FAR` from any element), depth 0, no repeats.
+_ROOT_FACTS: _ElementFacts = ((0,) * len(ANCESTOR_TAGS), (-FAR,) * (len(NAME_KINDS) + len(ROLE_KINDS)), 0, (0, 0, 0))
 _ANCESTOR_COLUMN = {t: i for i, t in enumerate(ANCESTOR_TAGS)}
+_OWNER_COLUMN = {t: i for i, t in enumerate(OWNER_TAGS)}
 _HIDDEN_COLUMN = len(NAME_KINDS) + len(ROLE_KINDS) - 1
 
 
-def _own_kinds(element: etree._Element) -> list[int]:
+def _own_kinds(element: etree._Element) -> tuple[int, ...]:
     """Column indices (into the name and role kinds) an element's own attributes name."""
     get = element.get
-    names = f"{get('id') or ''} {get('class') or ''}".strip().lower()
-    found = list(_name_kinds(names)) if names else []
-    role = (get("role") or "").lower()
-    itemprop = (get("itemprop") or "").lower()
+    ident, names, role, itemprop = get("id"), get("class"), get("role"), get("itemprop")
+    found = _name_kinds(f"{ident or ''} {names or ''}".strip().lower()) if ident or names else ()
     if role or itemprop:
-        for i, (_, members) in enumerate(ROLE_KINDS):
-            if role in members or itemprop in members:
-                found.append(len(NAME_KINDS) + i)
+        role, itemprop = (role or "").lower(), (itemprop or "").lower()
+        found += tuple(len(NAME_KINDS) + i for i, (_, members) in enumerate(ROLE_KINDS)
+                       if role in members or itemprop in members)
     if is_hidden(element):
-        found.append(_HIDDEN_COLUMN)
+        found += (_HIDDEN_COLUMN,)
     return found
 
 
