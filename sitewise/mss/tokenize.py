@@ -155,21 +155,17 @@ class TokenSequence:
         """The words of tokens ``start``..``end`` (exclusive), one output line per block; ``keep`` is an
         optional boolean mask over all tokens (False drops a word)."""
         end = len(self) if end is None else end
-        out: list[str] = []
-        line_words: list[str] = []
-        current = None
-        kinds, lines = self.kinds, self.lines
-        for i in range(start, end):
-            if kinds[i] != WORD or (keep is not None and not keep[i]):
-                continue
-            if lines[i] != current:
-                if line_words:
-                    out.append(_join(line_words))
-                line_words, current = [], lines[i]
-            line_words.append(self.words[i])
-        if line_words:
-            out.append(_join(line_words))
-        return "\n".join(out)
+        chosen = self.kinds[start:end] == WORD
+        if keep is not None:
+            chosen &= np.asarray(keep[start:end], dtype=bool)
+        index = np.flatnonzero(chosen) + start
+        if not index.size:
+            return ""
+        picked = [self.words[i] for i in index.tolist()]
+        # a new output line wherever the line number changes between consecutive kept words
+        lines = self.lines[index]
+        breaks = (np.flatnonzero(lines[1:] != lines[:-1]) + 1).tolist()
+        return "\n".join(_join(picked[a:b]) for a, b in zip([0, *breaks], [*breaks, len(picked)]))
 
     def html(self, start: int, end: int) -> str:
         """The tokens ``start``..``end`` as an HTML fragment (tags normalised, words as written)."""
@@ -280,66 +276,68 @@ class _Builder:
         anchor_element = self.anchor_element
         find_tokens = _TOKEN.findall
         line = 0
-        # open elements: (tag, index of the OPEN token, inside a link, context)
-        stack: list[tuple[str, int, bool, str]] = [("", -1, False, "")]
+        # open elements: (tag, index of the OPEN token, inside a link, context, element)
+        stack: list[tuple[str, int, bool, str, etree._Element | None]] = [("", -1, False, "", None)]
         # open block elements: (index of the OPEN token, element)
         blocks: list[tuple[int, etree._Element]] = []
         skip_depth = 0  # > 0 while inside an element whose contents are dropped
         for event, element in etree.iterwalk(root, events=("start", "end")):
-            tag = element.tag
-            if not isinstance(tag, str):  # comments and processing instructions: only their tail counts
-                text = element.tail if event == "end" and not skip_depth else None
-            else:
+            if event == "start":
+                tag = element.tag
+                if not isinstance(tag, str):  # comments and processing instructions: only their tail counts
+                    continue
                 tag = _local_name(tag)
-                if event == "start":
-                    if skip_depth or tag in DROPPED_CONTENT:
-                        skip_depth += 1
-                        continue
-                    # the OPEN token
-                    if tag in BLOCK_TAGS:
-                        line += 1
-                    parent, _, in_link, context = stack[-1]
-                    in_link = in_link or tag == "a"
-                    context = element_context(element) or context
-                    index = len(kinds)
-                    if element is anchor_element:
-                        self.anchor = index
-                    kinds.append(OPEN)
+                if skip_depth or tag in DROPPED_CONTENT:
+                    skip_depth += 1
+                    continue
+                # the OPEN token
+                if tag in BLOCK_TAGS:
+                    line += 1
+                parent, _, in_link, context, _ = stack[-1]
+                in_link = in_link or tag == "a"
+                context = element_context(element) or context
+                index = len(kinds)
+                if element is anchor_element:
+                    self.anchor = index
+                kinds.append(OPEN)
+                tags.append(tag)
+                words.append("")
+                parents.append(parent)
+                lines.append(line)
+                closes.append(index)
+                links.append(in_link)
+                contexts.append(context)
+                if tag in VOID_TAGS:
+                    continue
+                stack.append((tag, index, in_link, context, element))
+                if tag in BLOCK_TAGS:
+                    blocks.append((index, element))
+                text = element.text
+            elif skip_depth:
+                if isinstance(element.tag, str):
+                    skip_depth -= 1
+                if skip_depth:
+                    continue
+                text = element.tail  # the dropped element's own tail is page text again
+            else:
+                # an element on the stack closes (void elements, comments and processing instructions
+                # were never put there: only their tail follows)
+                if element is stack[-1][4]:
+                    tag, opened, in_link, context, _ = stack.pop()
+                    if blocks and blocks[-1][0] == opened:
+                        blocks.pop()
+                    closes[opened] = len(kinds)
+                    kinds.append(CLOSE)
                     tags.append(tag)
                     words.append("")
-                    parents.append(parent)
+                    parents.append(stack[-1][0])
                     lines.append(line)
-                    closes.append(index)
+                    closes.append(-1)
                     links.append(in_link)
                     contexts.append(context)
-                    if tag in VOID_TAGS:
-                        continue
-                    stack.append((tag, index, in_link, context))
                     if tag in BLOCK_TAGS:
-                        blocks.append((index, element))
-                    text = element.text
-                else:
-                    if skip_depth:
-                        skip_depth -= 1
-                        if skip_depth:
-                            continue
-                    elif tag not in VOID_TAGS:
-                        # the CLOSE token
-                        _, opened, in_link, context = stack.pop()
-                        if blocks and blocks[-1][0] == opened:
-                            blocks.pop()
-                        closes[opened] = len(kinds)
-                        kinds.append(CLOSE)
-                        tags.append(tag)
-                        words.append("")
-                        parents.append(stack[-1][0])
-                        lines.append(line)
-                        closes.append(-1)
-                        links.append(in_link)
-                        contexts.append(context)
-                        if tag in BLOCK_TAGS:
-                            line += 1
-                    text = element.tail
+                        line += 1
+                text = element.tail
             # the WORD tokens of the text just entered (an element's text or tail)
             if not text or text.isspace():  # the most common text by far: indentation between tags
                 continue
@@ -348,7 +346,7 @@ class _Builder:
             if line not in line_blocks:
                 line_blocks[line] = tuple(index for index, _ in blocks)
                 line_owners[line] = blocks[-1][1] if blocks else None
-            parent, _, in_link, context = stack[-1]
+            parent, _, in_link, context, _ = stack[-1]
             kinds.extend([WORD] * n)
             tags.extend([""] * n)
             words.extend(found)
