@@ -21,6 +21,7 @@ over the token arrays where it can be, so describing a page costs a few millisec
 """
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -33,10 +34,9 @@ import numpy as np
 from lxml import etree
 
 from .. import metrics
-from ..text import stop_words
 from .boundaries import BOUNDARY_SCORE, closing_lines
 from .clean import HIDDEN_STYLE
-from .scorers import LineScorer
+from .scorers import LineScorer, word_facts
 from .search import anchored, max_subsequence
 from .tokenize import OPEN, WORD, TokenSequence
 
@@ -105,6 +105,7 @@ MAX_TITLE_DISTANCE = 200
 
 _NAME_PATTERNS = tuple(re.compile(pattern) for _, pattern in NAME_KINDS)
 _SENTENCE_END = frozenset(".!?。！？")
+_COPYRIGHT_WORDS = frozenset({"©", "copyright"})
 
 
 def _feature_names() -> tuple[str, ...]:
@@ -216,16 +217,17 @@ class _Describer:
         word_lines = tokens.lines[word_index]
         self.lines, self.block_of_word = np.unique(word_lines, return_inverse=True)
         self.n = self.lines.size
-        words = [tokens.words[i] for i in word_index.tolist()]
-        self.words = words
-        self.lowered = list(map(str.lower, words))
         self.columns: dict[str, np.ndarray] = {}
-        # per-word flags, the raw material of most columns
-        self.alnum = np.fromiter(map(str.isalnum, map(itemgetter(0), words)), bool, len(words))
-        self.chars = np.fromiter(map(len, words), np.float64, len(words))
+        # per-word flags, the raw material of most columns (shared with the line scorer)
+        facts = word_facts(tokens)
+        self.words, self.lowered, self.alnum, self.chars, self.stop = (
+            facts.words, facts.lowered, facts.alnum, facts.chars, facts.stop)
         self.in_link = tokens.links[word_index]
-        stop_list = stop_words(tokens.lang or None)
-        self.stop = np.fromiter(map(stop_list.__contains__, self.lowered), bool, len(words))
+
+    @functools.cached_property
+    def closing_tokens(self) -> np.ndarray:
+        """The first token of every line that opens what follows an article (read by two phases)."""
+        return closing_lines(self.tokens)
 
     def count(self, flags: np.ndarray | None = None, weights: np.ndarray | None = None) -> np.ndarray:
         """Per block: how many of its words have ``flags`` (or the sum of ``weights`` over them)."""
@@ -256,7 +258,7 @@ class _Describer:
         first_word = self.word_index[np.r_[0, np.flatnonzero(np.diff(self.block_of_word)) + 1]]
         self.columns["line_class"] = scorer.line_classes(tokens)[tokens.lines[first_word]].astype(np.float64)
         scores = scorer.score(tokens)
-        scores[closing_lines(tokens)] += BOUNDARY_SCORE
+        scores[self.closing_tokens] += BOUNDARY_SCORE
         run = max_subsequence(scores)
         in_run = np.zeros(self.n)
         if run is not None:
@@ -279,9 +281,10 @@ class _Describer:
         ends = np.fromiter(map(_SENTENCE_END.__contains__, self.words), bool, len(self.words))
         c["sentence_ends"] = np.log1p(self.count(ends))
         c["commas"] = np.log1p(self.count(np.fromiter(map(",".__eq__, self.words), bool, len(self.words))))
-        digits = np.fromiter(map(str.isdigit, map(itemgetter(0), self.words)), bool, len(self.words))
+        first_chars = list(map(itemgetter(0), self.words))
+        digits = np.fromiter(map(str.isdigit, first_chars), bool, len(self.words))
         c["digit_share"] = self.count(digits) / np.maximum(words, 1)
-        capitals = np.fromiter(map(str.isupper, map(itemgetter(0), self.words)), bool, len(self.words))
+        capitals = np.fromiter(map(str.isupper, first_chars), bool, len(self.words))
         c["capital_share"] = self.count(capitals & self.alnum) / np.maximum(words, 1)
         c["mean_word_chars"] = self.count(self.alnum, self.chars) / np.maximum(words, 1)
         c["link_share"] = self.count(self.in_link, self.chars + 1) / np.maximum(chars, 1)
@@ -289,12 +292,12 @@ class _Describer:
         opens = np.flatnonzero(tokens.kinds == OPEN)
         open_lines = np.searchsorted(self.lines, tokens.lines[opens])
         valid = (open_lines < self.n) & (self.lines[np.minimum(open_lines, self.n - 1)] == tokens.lines[opens])
-        is_link = np.fromiter(("a".__eq__(tokens.tags[i]) for i in opens.tolist()), bool, opens.size)
+        is_link = np.fromiter(map("a".__eq__, map(tokens.tags.__getitem__, opens.tolist())), bool, opens.size)
         c["links_per_word"] = np.bincount(open_lines[valid & is_link], minlength=self.n) / np.maximum(words, 1)
         c["inline_tags_per_word"] = np.bincount(open_lines[valid], minlength=self.n) / np.maximum(words, 1)
         last_word = np.r_[np.flatnonzero(np.diff(self.block_of_word)), len(self.words) - 1]
         c["ends_sentence"] = ends[last_word].astype(np.float64)
-        copyright_flags = np.fromiter((w == "©" or w == "copyright" for w in self.lowered), bool, len(self.words))
+        copyright_flags = np.fromiter(map(_COPYRIGHT_WORDS.__contains__, self.lowered), bool, len(self.words))
         c["copyright"] = (self.count(copyright_flags) > 0).astype(np.float64)
 
     # -- the DOM around each block --------------------------------------------------------------------
@@ -361,7 +364,7 @@ class _Describer:
         # lines that open what follows an article ("12 Comments", "Related posts"): what comes after one
         # is a comment thread or teasers on an article page, the answers on a forum page
         closing = np.zeros(n)
-        found = np.searchsorted(self.lines, self.tokens.lines[closing_lines(self.tokens)])
+        found = np.searchsorted(self.lines, self.tokens.lines[self.closing_tokens])
         closing[found[found < n]] = 1
         c["is_closing_line"] = closing
         c["closing_before"] = np.log1p(np.cumsum(closing) - closing)

@@ -133,20 +133,16 @@ class LineScorer:
     def _line_classes(self, tokens: TokenSequence) -> np.ndarray:
         lines = tokens.lines
         line_count = int(lines.max()) + 1 if len(tokens) else 1
-        word_index = np.flatnonzero(tokens.kinds == WORD)
+        facts = word_facts(tokens)
+        word_index, words, lowered, stop = facts.index, facts.words, facts.lowered, facts.stop
         word_lines = lines[word_index]
-        words = [tokens.words[i] for i in word_index.tolist()]
-        # C-level maps over the words: this runs on every page
-        chars = np.fromiter(map(len, words), np.float64, len(words)) + 1  # with the space after it
+        chars = facts.chars + 1  # with the space after it
         line_chars = np.bincount(word_lines, weights=chars, minlength=line_count)
         in_link = tokens.links[word_index]
         link_share = np.bincount(word_lines[in_link], weights=chars[in_link], minlength=line_count) / np.maximum(line_chars, 1)
-        alphabetic = np.fromiter(map(str.isalnum, map(itemgetter(0), words)), bool, len(words))
+        alphabetic = facts.alnum
         line_words = np.bincount(word_lines[alphabetic], minlength=line_count)
-        stop_list = stop_words(tokens.lang or None)  # English when the page declares none
-        lowered = list(map(str.lower, words))
-        stop = np.fromiter(map(stop_list.__contains__, lowered), bool, len(words))
-        if stop_list and stop.sum() >= self.MIN_PAGE_STOP_WORD_SHARE * max(alphabetic.sum(), 1):
+        if facts.stop_list and stop.sum() >= self.MIN_PAGE_STOP_WORD_SHARE * max(alphabetic.sum(), 1):
             stop_share = np.bincount(word_lines[stop], minlength=line_count) / np.maximum(line_words, 1)
             prose = (stop_share >= self.MIN_STOP_WORD_SHARE) | (
                 (line_chars >= self.LONG_LINE_CHARS) & (stop_share >= self.MIN_STOP_WORD_SHARE_LONG))
@@ -165,6 +161,44 @@ class LineScorer:
             # the heading that repeats the page title is the story's own, even when it is a link
             classes[lines[tokens.anchor : int(tokens.closes[tokens.anchor]) + 1]] = PROSE
         return classes
+
+
+@dataclass(frozen=True)
+class WordFacts:
+    """What the line scorer and the block features both read of a page's word tokens (in document
+    order), computed once per token sequence (:func:`word_facts`). The arrays are read-only."""
+
+    #: Token index of each word.
+    index: np.ndarray
+    words: list[str]
+    lowered: list[str]
+    #: Characters per word.
+    chars: np.ndarray
+    #: Whether the word starts with a letter or digit.
+    alnum: np.ndarray
+    #: The stop words of the page's language (English when it declares none) ...
+    stop_list: frozenset[str]
+    #: ... and whether each word is one.
+    stop: np.ndarray
+
+
+def word_facts(tokens: TokenSequence) -> WordFacts:
+    """The :class:`WordFacts` of ``tokens`` (memoised in ``tokens.memo``)."""
+    found = tokens.memo.get("word_facts")
+    if found is None:
+        index = np.flatnonzero(tokens.kinds == WORD)
+        words = [tokens.words[i] for i in index.tolist()]
+        lowered = list(map(str.lower, words))
+        stop_list = stop_words(tokens.lang or None)
+        # C-level maps over the words: this runs on every page
+        found = tokens.memo["word_facts"] = WordFacts(
+            index=index, words=words, lowered=lowered,
+            chars=np.fromiter(map(len, words), np.float64, len(words)),
+            alnum=np.fromiter(map(str.isalnum, map(itemgetter(0), words)), bool, len(words)),
+            stop_list=stop_list, stop=np.fromiter(map(stop_list.__contains__, lowered), bool, len(words)))
+        for array in (found.index, found.chars, found.alnum, found.stop):
+            array.flags.writeable = False
+    return found
 
 
 #: Line classes of :meth:`LineScorer.line_classes`.
