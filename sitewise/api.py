@@ -114,7 +114,9 @@ def extract(
     if output not in OUTPUTS:
         raise InputError(f"output must be one of {', '.join(OUTPUTS)}, not {output!r}")
     page_html = readable_html(html)
-    return formatted(extract_article(page_html, url, rules=rules), page_html, output)
+    # text and Markdown are the article alone: the page's metadata (a second parse) is read for JSON only
+    found = extract_article(page_html, url, rules=rules, metadata=output == "json")
+    return formatted(found, page_html, output)
 
 
 def extract_article(
@@ -124,12 +126,14 @@ def extract_article(
     rules: RulesSource = None,
     page: "Page | None" = None,
     mss_model: str | None = None,
+    metadata: bool = True,
 ) -> Extracted:
     """:func:`extract`'s answer before it is formatted. ``page_html``: the page as :func:`readable_html`
     gives it (checked and decoded once, by the caller, who formats the answer from it too); ``page``: the
     page as collected (its blocks let rules apply to what the reader saw); ``mss_model``: a fallback model
-    file instead of the configured one."""
-    from .metadata import read_metadata
+    file instead of the configured one; ``metadata``: False leaves the page's title, author, date,
+    language, site name and description unread (None), and the heading unsplit from the body."""
+    from .metadata import Metadata, read_metadata
     from .pipeline import find_article
 
     site = site_for(url)
@@ -137,12 +141,12 @@ def extract_article(
     article = find_article(page, page_html, rule_set, mss_model=mss_model, url=url)
     if mismatch and article.method == "mss":
         article.fallback_reason = mismatch
-    metadata = read_metadata(page_html)
-    heading, body = _heading_and_body(article, metadata.title)
+    page_metadata = read_metadata(page_html) if metadata else Metadata()
+    heading, body = _heading_and_body(article, page_metadata.title)
     return Extracted(
         url=url,
         site=site,
-        **metadata.to_json(),
+        **page_metadata.to_json(),
         heading=heading,
         body=body,
         text=article.text,
