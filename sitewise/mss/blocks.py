@@ -25,7 +25,6 @@ import functools
 import json
 import math
 import re
-from collections import Counter
 from dataclasses import dataclass
 from operator import itemgetter
 from urllib.parse import urlsplit
@@ -521,10 +520,15 @@ def _sibling_repeats(element: etree._Element, tag: str, parent: etree._Element |
     paragraph among paragraphs repeats too, a lone sidebar box does not."""
     if parent is None:
         return 0
+    if len(parent) == 1:  # an only child (the most common case) repeats once
+        return 1
     keys = siblings.get(parent)
     if keys is None:
-        keys = siblings[parent] = Counter((_tag_of(child), child.get("class") or "") for child in parent)
-    return keys[tag, element.get("class") or ""]
+        keys = siblings[parent] = {}
+        for child in parent:
+            key = (_tag_of(child), child.get("class") or "")
+            keys[key] = keys.get(key, 0) + 1
+    return keys.get((tag, element.get("class") or ""), 0)
 
 
 def _tag_of(element: etree._Element | None) -> str:
