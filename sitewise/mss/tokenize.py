@@ -99,16 +99,18 @@ class TokenSequence:
     tags: list[str]
     #: The word or symbol as written ("" for tags).
     words: list[str]
-    #: The most-recent-unclosed tag of each token: its parent element's tag name ("" at the root).
-    parents: list[str]
     #: Output line of each token (a new line starts at every block tag).
     lines: np.ndarray
     #: For an OPEN token, the index of its CLOSE token (itself for void elements); -1 otherwise.
     closes: np.ndarray
     #: True for tokens inside an ``<a>`` element (the ``<a>`` tags included).
     links: np.ndarray
-    #: The context word of the nearest ancestor whose id/class names one (see CONTEXT_WORDS), or "".
-    contexts: list[str]
+    #: The OPEN token index of each token's scope: the element it is the tag of, or the element a word
+    #: is directly in (-1 at the root) ...
+    scopes: list[int] = field(default_factory=list, repr=False)
+    #: ... and per OPEN token, its parent's OPEN token index (-1 at the root) and its element, in
+    #: document order: what :attr:`parents` and :attr:`contexts` are read from when first asked for.
+    opened: dict[int, tuple[int, "etree._Element"]] = field(default_factory=dict, repr=False)
     #: The page's language as its ``<html lang>`` says ("" when it does not).
     lang: str = ""
     #: Index of the OPEN token of the element given to :func:`tokenize` as ``anchor`` (the heading that
@@ -123,9 +125,36 @@ class TokenSequence:
     memo: dict = field(default_factory=dict, repr=False, compare=False)
     _features: list[str] | None = field(default=None, repr=False)
     _surfaces: list[str] | None = field(default=None, repr=False)
+    _parents: list[str] | None = field(default=None, repr=False)
+    _contexts: list[str] | None = field(default=None, repr=False)
 
     def __len__(self) -> int:
         return len(self.words)
+
+    # The token model's features alone read parents and contexts: computed on first use, the block
+    # model never pays for them (an id/class lookup per element).
+
+    @property
+    def parents(self) -> list[str]:
+        """The most-recent-unclosed tag of each token: its parent element's tag name ("" at the root)."""
+        if self._parents is None:
+            tags, opened = self.tags, self.opened
+            parent_tag = {-1: "", **{index: tags[parent] if parent >= 0 else "" for index, (parent, _) in opened.items()}}
+            self._parents = [
+                (tags[scope] if scope >= 0 else "") if kind == WORD else parent_tag[scope]
+                for kind, scope in zip(self.kinds.tolist(), self.scopes)
+            ]
+        return self._parents
+
+    @property
+    def contexts(self) -> list[str]:
+        """The context word of the nearest ancestor whose id/class names one (see CONTEXT_WORDS), or ""."""
+        if self._contexts is None:
+            context_of = {-1: ""}
+            for index, (parent, element) in self.opened.items():  # a parent comes before its children
+                context_of[index] = element_context(element) or context_of[parent]
+            self._contexts = [context_of[scope] for scope in self.scopes]
+        return self._contexts
 
     @property
     def is_tag(self) -> np.ndarray:
@@ -256,11 +285,11 @@ class _Builder:
         self.kinds: list[int] = []
         self.tags: list[str] = []
         self.words: list[str] = []
-        self.parents: list[str] = []
         self.lines: list[int] = []
         self.closes: list[int] = []
         self.links: list[bool] = []
-        self.contexts: list[str] = []
+        self.scopes: list[int] = []
+        self.opened: dict[int, tuple[int, etree._Element]] = {}
         self.line_blocks: dict[int, tuple[int, ...]] = {}
         self.line_owners: dict[int, etree._Element | None] = {}
 
@@ -268,16 +297,16 @@ class _Builder:
         """Append the tokens of ``root`` and everything in it, in document order.
 
         Every element of every page passes here twice, so this is extraction's hottest loop: the state
-        lives in local variables and each token's eight fields are appended inline (helper calls per
+        lives in local variables and each token's fields are appended inline (helper calls per
         token cost twice as much)."""
-        kinds, tags, words, parents = self.kinds, self.tags, self.words, self.parents
-        lines, closes, links, contexts = self.lines, self.closes, self.links, self.contexts
+        kinds, tags, words, scopes = self.kinds, self.tags, self.words, self.scopes
+        lines, closes, links, opened = self.lines, self.closes, self.links, self.opened
         line_blocks, line_owners = self.line_blocks, self.line_owners
         anchor_element = self.anchor_element
         find_tokens = _TOKEN.findall
         line = 0
-        # open elements: (tag, index of the OPEN token, inside a link, context, element)
-        stack: list[tuple[str, int, bool, str, etree._Element | None]] = [("", -1, False, "", None)]
+        # open elements: (tag, index of the OPEN token, inside a link, element)
+        stack: list[tuple[str, int, bool, etree._Element | None]] = [("", -1, False, None)]
         # open block elements: (index of the OPEN token, element)
         blocks: list[tuple[int, etree._Element]] = []
         skip_depth = 0  # > 0 while inside an element whose contents are dropped
@@ -293,23 +322,22 @@ class _Builder:
                 # the OPEN token
                 if tag in BLOCK_TAGS:
                     line += 1
-                parent, _, in_link, context, _ = stack[-1]
+                _, parent, in_link, _ = stack[-1]
                 in_link = in_link or tag == "a"
-                context = element_context(element) or context
                 index = len(kinds)
                 if element is anchor_element:
                     self.anchor = index
                 kinds.append(OPEN)
                 tags.append(tag)
                 words.append("")
-                parents.append(parent)
                 lines.append(line)
                 closes.append(index)
                 links.append(in_link)
-                contexts.append(context)
+                scopes.append(index)
+                opened[index] = (parent, element)
                 if tag in VOID_TAGS:
                     continue
-                stack.append((tag, index, in_link, context, element))
+                stack.append((tag, index, in_link, element))
                 if tag in BLOCK_TAGS:
                     blocks.append((index, element))
                 text = element.text
@@ -322,19 +350,18 @@ class _Builder:
             else:
                 # an element on the stack closes (void elements, comments and processing instructions
                 # were never put there: only their tail follows)
-                if element is stack[-1][4]:
-                    tag, opened, in_link, context, _ = stack.pop()
-                    if blocks and blocks[-1][0] == opened:
+                if element is stack[-1][3]:
+                    tag, index, in_link, _ = stack.pop()
+                    if blocks and blocks[-1][0] == index:
                         blocks.pop()
-                    closes[opened] = len(kinds)
+                    closes[index] = len(kinds)
                     kinds.append(CLOSE)
                     tags.append(tag)
                     words.append("")
-                    parents.append(stack[-1][0])
                     lines.append(line)
                     closes.append(-1)
                     links.append(in_link)
-                    contexts.append(context)
+                    scopes.append(index)
                     if tag in BLOCK_TAGS:
                         line += 1
                 text = element.tail
@@ -346,26 +373,25 @@ class _Builder:
             if line not in line_blocks:
                 line_blocks[line] = tuple(index for index, _ in blocks)
                 line_owners[line] = blocks[-1][1] if blocks else None
-            parent, _, in_link, context, _ = stack[-1]
+            _, scope, in_link, _ = stack[-1]
             kinds.extend([WORD] * n)
             tags.extend([""] * n)
             words.extend(found)
-            parents.extend([parent] * n)
             lines.extend([line] * n)
             closes.extend([-1] * n)
             links.extend([in_link] * n)
-            contexts.extend([context] * n)
+            scopes.extend([scope] * n)
 
     def sequence(self) -> TokenSequence:
         return TokenSequence(
             kinds=np.asarray(self.kinds, dtype=np.int8),
             tags=self.tags,
             words=self.words,
-            parents=self.parents,
             lines=np.asarray(self.lines, dtype=np.int32),
             closes=np.asarray(self.closes, dtype=np.int32),
             links=np.asarray(self.links, dtype=bool),
-            contexts=self.contexts,
+            scopes=self.scopes,
+            opened=self.opened,
             anchor=self.anchor,
             line_blocks=self.line_blocks,
             line_owners=self.line_owners,
