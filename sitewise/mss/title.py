@@ -24,7 +24,7 @@ _LOOSE_SEPARATOR = re.compile(_TITLE_SEPARATOR.pattern + r"|:\s+")
 #: put the post title in a ``<div class="post-title">``). The class is matched with only the letters of
 #: "title" and "headline" folded to lower case (as the XPath ``translate()`` this replaced did).
 _HEADING_TAGS = frozenset({"h1", "h2", "h3"})
-_HEADING_NAMES = ("title", "headline")
+_HEADING_NAME = re.compile("title|headline")
 _FOLD_NAME_LETTERS = str.maketrans("TITLEHADN", "titlehadn")
 #: A heading repeats the headline when at least this share of the headline's words are in it ...
 MIN_HEADLINE_COVERAGE = 0.6
@@ -116,8 +116,7 @@ def _heading_candidates(root: etree._Element) -> list[tuple[etree._Element, list
             names = element.get("class")
             if not names:
                 continue
-            names = names.translate(_FOLD_NAME_LETTERS)
-            if not any(name in names for name in _HEADING_NAMES):
+            if not _HEADING_NAME.search(names.translate(_FOLD_NAME_LETTERS)):
                 continue
         words = _heading_words(element)
         if words:

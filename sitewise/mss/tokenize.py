@@ -208,8 +208,9 @@ class TokenSequence:
         return " ".join(parts)
 
 
-_NO_SPACE_BEFORE = frozenset(".,;:!?)]}%'’”»")
-_NO_SPACE_AFTER = frozenset("([{'‘“«$#@/")
+#: Tokens with no space before them (closing punctuation, hyphens) and after them (opening ones, hyphens).
+_NO_SPACE_BEFORE = frozenset(".,;:!?)]}%'’”»-")
+_NO_SPACE_AFTER = frozenset("([{'‘“«$#@/-")
 
 
 def _join(words: list[str]) -> str:
@@ -217,9 +218,8 @@ def _join(words: list[str]) -> str:
     punctuation, around hyphens, or between two characters of a script written without spaces."""
     out = [words[0]]
     for prev, word in zip(words, words[1:]):
-        if not (word in _NO_SPACE_BEFORE or prev in _NO_SPACE_AFTER or prev == "-" or word == "-"
-                or (len(prev) == 1 and len(word) == 1 and _UNSPACED_CHAR.fullmatch(prev)
-                    and _UNSPACED_CHAR.fullmatch(word))):
+        if not (word in _NO_SPACE_BEFORE or prev in _NO_SPACE_AFTER
+                or (len(prev) == 1 == len(word) and _UNSPACED_CHAR.fullmatch(prev) and _UNSPACED_CHAR.fullmatch(word))):
             out.append(" ")
         out.append(word)
     return "".join(out)
