@@ -104,7 +104,7 @@ MAX_TITLE_DISTANCE = 200
 
 _NAME_PATTERNS = tuple(re.compile(pattern) for _, pattern in NAME_KINDS)
 _SENTENCE_END = frozenset(".!?。！？")
-_COPYRIGHT_WORDS = frozenset({"©", "copyright"})
+_COMMA = frozenset({","})
 
 
 def _feature_names() -> tuple[str, ...]:
@@ -218,7 +218,7 @@ class _Describer:
         self.n = self.lines.size
         self.columns: dict[str, np.ndarray] = {}
         # per-word flags, the raw material of most columns (shared with the line scorer)
-        facts = word_facts(tokens)
+        self.facts = facts = word_facts(tokens)
         self.words, self.lowered, self.alnum, self.chars, self.stop = (
             facts.words, facts.lowered, facts.alnum, facts.chars, facts.stop)
         self.in_link = tokens.links[word_index]
@@ -277,9 +277,9 @@ class _Describer:
         c["chars"] = np.log1p(chars)
         c["stop_share"] = self.block_stop / np.maximum(words, 1)
         c["punct_share"] = self.count(symbols) / np.maximum(words + self.count(symbols), 1)
-        ends = np.fromiter(map(_SENTENCE_END.__contains__, self.words), bool, len(self.words))
+        ends = self.facts.symbols_in(_SENTENCE_END)
         c["sentence_ends"] = np.log1p(self.count(ends))
-        c["commas"] = np.log1p(self.count(np.fromiter(map(",".__eq__, self.words), bool, len(self.words))))
+        c["commas"] = np.log1p(self.count(self.facts.symbols_in(_COMMA)))
         first_chars = list(map(itemgetter(0), self.words))
         digits = np.fromiter(map(str.isdigit, first_chars), bool, len(self.words))
         c["digit_share"] = self.count(digits) / np.maximum(words, 1)
@@ -296,8 +296,7 @@ class _Describer:
         c["inline_tags_per_word"] = np.bincount(open_lines[valid], minlength=self.n) / np.maximum(words, 1)
         last_word = np.r_[np.flatnonzero(np.diff(self.block_of_word)), len(self.words) - 1]
         c["ends_sentence"] = ends[last_word].astype(np.float64)
-        copyright_flags = np.fromiter(map(_COPYRIGHT_WORDS.__contains__, self.lowered), bool, len(self.words))
-        c["copyright"] = (self.count(copyright_flags) > 0).astype(np.float64)
+        c["copyright"] = (self.count(self.facts.copyright_sign | self.facts.copyright_word) > 0).astype(np.float64)
 
     # -- the DOM around each block --------------------------------------------------------------------
 

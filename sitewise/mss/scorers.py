@@ -134,7 +134,7 @@ class LineScorer:
         lines = tokens.lines
         line_count = int(lines.max()) + 1 if len(tokens) else 1
         facts = word_facts(tokens)
-        word_index, words, lowered, stop = facts.index, facts.words, facts.lowered, facts.stop
+        word_index, stop = facts.index, facts.stop
         word_lines = lines[word_index]
         chars = facts.chars + 1  # with the space after it
         line_chars = np.bincount(word_lines, weights=chars, minlength=line_count)
@@ -150,10 +150,8 @@ class LineScorer:
             prose = np.ones(line_count, dtype=bool)
         short = line_chars < self.SHORT_LINE_CHARS
         # a © anywhere, or the word "copyright" in a short line: the page's legal footer
-        copyright_sign = np.fromiter(map("©".__eq__, words), bool, len(words))
-        copyright_word = np.fromiter(map("copyright".__eq__, lowered), bool, len(words))
-        copyright_lines = (np.bincount(word_lines[copyright_sign], minlength=line_count) > 0) | (
-            short & (np.bincount(word_lines[copyright_word], minlength=line_count) > 0))
+        copyright_lines = (np.bincount(word_lines[facts.copyright_sign], minlength=line_count) > 0) | (
+            short & (np.bincount(word_lines[facts.copyright_word], minlength=line_count) > 0))
         classes = np.where(prose, PROSE, BOILERPLATE)
         classes[short] = np.where(link_share[short] > 0, BOILERPLATE, SHORT)
         classes[(link_share > self.MAX_LINK_SHARE) | copyright_lines] = BOILERPLATE
@@ -180,6 +178,13 @@ class WordFacts:
     stop_list: frozenset[str]
     #: ... and whether each word is one.
     stop: np.ndarray
+    #: Whether the word is "©", and whether it is "copyright" (any case): a legal footer's.
+    copyright_sign: np.ndarray
+    copyright_word: np.ndarray
+
+    def symbols_in(self, members: frozenset[str]) -> np.ndarray:
+        """Per word: whether it is one of ``members``, punctuation characters."""
+        return _symbols_in(self.words, self.alnum, members)
 
 
 def word_facts(tokens: TokenSequence) -> WordFacts:
@@ -191,14 +196,28 @@ def word_facts(tokens: TokenSequence) -> WordFacts:
         lowered = list(map(str.lower, words))
         stop_list = stop_words(tokens.lang or None)
         # C-level maps over the words: this runs on every page
-        found = tokens.memo["word_facts"] = WordFacts(
-            index=index, words=words, lowered=lowered,
-            chars=np.fromiter(map(len, words), np.float64, len(words)),
-            alnum=np.fromiter(map(str.isalnum, map(itemgetter(0), words)), bool, len(words)),
-            stop_list=stop_list, stop=np.fromiter(map(stop_list.__contains__, lowered), bool, len(words)))
-        for array in (found.index, found.chars, found.alnum, found.stop):
+        alnum = np.fromiter(map(str.isalnum, map(itemgetter(0), words)), bool, len(words))
+        found = WordFacts(
+            index=index, words=words, lowered=lowered, chars=np.fromiter(map(len, words), np.float64, len(words)),
+            alnum=alnum, stop_list=stop_list, stop=np.fromiter(map(stop_list.__contains__, lowered), bool, len(words)),
+            copyright_sign=_symbols_in(words, alnum, _COPYRIGHT_SIGN),
+            copyright_word=np.fromiter(map("copyright".__eq__, lowered), bool, len(words)))
+        for array in (found.index, found.chars, found.alnum, found.stop, found.copyright_sign, found.copyright_word):
             array.flags.writeable = False
+        tokens.memo["word_facts"] = found
     return found
+
+
+_COPYRIGHT_SIGN = frozenset({"©"})
+
+
+def _symbols_in(words: list[str], alnum: np.ndarray, members: frozenset[str]) -> np.ndarray:
+    """Per word: whether it is one of ``members``, punctuation characters; only the words that do not
+    start with a letter or digit (``~alnum``) are looked at."""
+    flags = np.zeros(len(words), dtype=bool)
+    index = np.flatnonzero(~alnum)
+    flags[index] = np.fromiter(map(members.__contains__, map(words.__getitem__, index.tolist())), bool, index.size)
+    return flags
 
 
 #: Line classes of :meth:`LineScorer.line_classes`.
