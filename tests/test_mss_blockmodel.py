@@ -135,3 +135,11 @@ def test_bad_input_gives_a_result_never_a_crash(model, html):
     result = extract_mss(html, model)
     assert isinstance(result.text, str)
     assert result.found or result.reason
+
+
+def test_repeats_count_siblings_of_the_same_tag_and_class():
+    html = ("<html><body><div class='post'><p>An only child</p></div>"
+            "<div class='post'><p>first</p><p>second</p><p class='note'>third</p></div></body></html>")
+    blocks = page_blocks(html)
+    repeats = {level: np.expm1(column(blocks, f"repeat_{level}")).round().tolist() for level in ("self", "parent", "grand")}
+    assert repeats == {"self": [1, 2, 2, 1], "parent": [2, 2, 2, 2], "grand": [1, 1, 1, 1]}

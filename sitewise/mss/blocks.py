@@ -519,7 +519,8 @@ def _sibling_repeats(element: etree._Element, tag: str, parent: etree._Element |
     paragraph among paragraphs repeats too, a lone sidebar box does not."""
     if parent is None:
         return 0
-    if len(parent) == 1:  # an only child (the most common case) repeats once
+    # an only child repeats once; asked of its neighbours, not len(parent), which walks all the children
+    if element.getprevious() is None and element.getnext() is None:
         return 1
     keys = siblings.get(parent)
     if keys is None:
