@@ -135,8 +135,9 @@ def _document_elements(root: etree._Element) -> Iterator[etree._Element]:
 
 def _heading_words(element: etree._Element) -> list[str] | None:
     """The words of an element's text, or None once there are more than :data:`MAX_HEADING_WORDS`
-    (reading stops there: a container named "title" can hold the whole page). The text's pieces are
-    separate words, so their words in turn are the words of the whole text."""
+    (reading stops there: a container named "title" can hold the whole page). The pieces of its text
+    count as joined by spaces, so no word spans two of them: the words of each piece in turn are the
+    words of the whole text."""
     words: list[str] = []
     for piece in element.itertext():
         words += metrics.words(piece)
