@@ -10,6 +10,7 @@ Importing this module is cheap: the parser, the learner and the fallback load on
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Literal, Union
@@ -39,7 +40,8 @@ MAX_CONTROL_SHARE = 0.1
 SNIFF_CHARS = 4096
 #: A sitewise server must answer a rules request within this many seconds.
 SERVER_TIMEOUT_S = 10.0
-_CONTROL = frozenset(chr(c) for c in range(32)) - {"\t", "\n", "\r", "\f"}
+#: Control characters but the whitespace ones (tab, new line, carriage return, form feed).
+_CONTROL = re.compile("[\x00-\x08\x0b\x0e-\x1f]")
 
 
 class SitewiseError(Exception):
@@ -114,7 +116,9 @@ def extract(
     if output not in OUTPUTS:
         raise InputError(f"output must be one of {', '.join(OUTPUTS)}, not {output!r}")
     page_html = readable_html(html)
-    return formatted(extract_article(page_html, url, rules=rules), page_html, output)
+    # text and Markdown are the article alone: the page's metadata (a second parse) is read for JSON only
+    found = extract_article(page_html, url, rules=rules, metadata=output == "json")
+    return formatted(found, page_html, output)
 
 
 def extract_article(
@@ -124,12 +128,14 @@ def extract_article(
     rules: RulesSource = None,
     page: "Page | None" = None,
     mss_model: str | None = None,
+    metadata: bool = True,
 ) -> Extracted:
     """:func:`extract`'s answer before it is formatted. ``page_html``: the page as :func:`readable_html`
     gives it (checked and decoded once, by the caller, who formats the answer from it too); ``page``: the
     page as collected (its blocks let rules apply to what the reader saw); ``mss_model``: a fallback model
-    file instead of the configured one."""
-    from .metadata import read_metadata
+    file instead of the configured one; ``metadata``: False leaves the page's title, author, date,
+    language, site name and description unread (None), and the heading unsplit from the body."""
+    from .metadata import Metadata, read_metadata
     from .pipeline import find_article
 
     site = site_for(url)
@@ -137,12 +143,12 @@ def extract_article(
     article = find_article(page, page_html, rule_set, mss_model=mss_model, url=url)
     if mismatch and article.method == "mss":
         article.fallback_reason = mismatch
-    metadata = read_metadata(page_html)
-    heading, body = _heading_and_body(article, metadata.title)
+    page_metadata = read_metadata(page_html) if metadata else Metadata()
+    heading, body = _heading_and_body(article, page_metadata.title)
     return Extracted(
         url=url,
         site=site,
-        **metadata.to_json(),
+        **page_metadata.to_json(),
         heading=heading,
         body=body,
         text=article.text,
@@ -195,7 +201,7 @@ def _check_size(size: int) -> None:
 
 
 def _check_not_binary(start: str) -> None:
-    controls = sum(char in _CONTROL for char in start)
+    controls = len(_CONTROL.findall(start))
     if start and ("\0" in start or controls > MAX_CONTROL_SHARE * len(start)):
         raise InputError("the page is binary data, not HTML")
 

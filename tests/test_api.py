@@ -46,6 +46,18 @@ def test_fallback_finds_the_article_of_a_page_of_an_unknown_site(story):
     assert found["body"] and sample.title not in found["body"]
 
 
+def test_only_json_output_reads_the_pages_metadata(story, monkeypatch):
+    import sitewise.metadata
+
+    url, sample = story
+    text = sitewise.extract(sample.html, url)
+    read = []
+    real = sitewise.metadata.read_metadata
+    monkeypatch.setattr(sitewise.metadata, "read_metadata", lambda html: read.append(html) or real(html))
+    assert sitewise.extract(sample.html, url) == text and not read  # a second parse the text never needs
+    assert json.loads(sitewise.extract(sample.html, url, output="json"))["text"] == text and read
+
+
 def test_learned_rules_find_the_article_with_its_heading_apart(sample_rules, story):
     rules = sample_rules
     url, sample = story

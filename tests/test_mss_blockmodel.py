@@ -71,6 +71,8 @@ def test_exported_trees_predict_what_scikit_learn_predicts():
     fitted = HistGradientBoostingClassifier(max_iter=30, max_depth=4, random_state=0).fit(X, y)
     trees = TreeEnsemble.from_sklearn(fitted)
     assert np.allclose(trees.predict_proba(X), fitted.predict_proba(X)[:, 1])
+    complete = np.nan_to_num(X)  # a matrix without missing values takes the walk's other branch
+    assert np.allclose(trees.predict_proba(complete), fitted.predict_proba(complete)[:, 1])
     again = TreeEnsemble.from_dict(json.loads(json.dumps(trees.to_dict())))
     assert np.array_equal(again.decision_function(X), trees.decision_function(X))
     with pytest.raises(ValueError):
@@ -133,3 +135,11 @@ def test_bad_input_gives_a_result_never_a_crash(model, html):
     result = extract_mss(html, model)
     assert isinstance(result.text, str)
     assert result.found or result.reason
+
+
+def test_repeats_count_siblings_of_the_same_tag_and_class():
+    html = ("<html><body><div class='post'><p>An only child</p></div>"
+            "<div class='post'><p>first</p><p>second</p><p class='note'>third</p></div></body></html>")
+    blocks = page_blocks(html)
+    repeats = {level: np.expm1(column(blocks, f"repeat_{level}")).round().tolist() for level in ("self", "parent", "grand")}
+    assert repeats == {"self": [1, 2, 2, 1], "parent": [2, 2, 2, 2], "grand": [1, 1, 1, 1]}

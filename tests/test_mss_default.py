@@ -78,6 +78,25 @@ def test_title_heading_is_the_heading_that_repeats_the_headline_not_the_site_nam
     assert title_heading(root, ["unrelated", "words", "here"]) is None
 
 
+def test_title_heading_reads_named_elements_case_insensitively_and_skips_long_ones():
+    long_text = " ".join(["bridge to open in may"] * 10)  # 50 words: a section, not a heading
+    root = parse_html(
+        "<html><head><title>Bridge to open in May | The Paper</title></head><body>"
+        f"<div class='Page-TITLE-wrap'><p>{long_text}</p><div class='Post-Headline'>Bridge to open in May</div>"
+        "</div></body></html>"
+    )
+    heading = title_heading(root, page_headline(root))
+    assert heading is not None and heading.get("class") == "Post-Headline"
+
+
+def test_title_heading_sees_a_second_html_element_left_beside_the_first():
+    # libxml2 keeps a second <html> as a sibling of the root; the heading search has always looked there
+    root = parse_html("<html><head><title>Bridge to open in May | The Paper</title></head><body><p>a</p>"
+                      "</body></html><html><body><h2>Bridge to open in May</h2></body></html>")
+    heading = title_heading(root, page_headline(root))
+    assert heading is not None and heading.tag == "h2" and heading.getparent().getparent() is root.getnext()
+
+
 def test_best_run_through_an_index_contains_it():
     scores = np.array([5.0, -10.0, 1.0, 1.0, -1.0, 2.0, -10.0, 3.0])
     assert max_subsequence(scores).start == 0

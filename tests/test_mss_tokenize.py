@@ -51,3 +51,16 @@ def test_an_unclosed_title_does_not_swallow_the_page():
 def test_nothing_to_parse_gives_no_tokens():
     assert parse_html("") is None and parse_html("   ") is None
     assert len(tokenize("")) == 0 and tokenize("").text() == ""
+
+
+def test_tag_tokens_have_their_parents_tag_and_their_own_context():
+    tokens = tokenize('<div id="site-menu"><ul><li>a<br>b</li></ul></div><p class="x">c</p>')
+
+    def token(kind, tag):
+        return next(i for i, (k, t) in enumerate(zip(tokens.kinds, tokens.tags)) if k == kind and t == tag)
+
+    assert tokens.parents[token(OPEN, "ul")] == tokens.parents[token(CLOSE, "ul")] == "div"
+    assert tokens.contexts[token(OPEN, "ul")] == tokens.contexts[token(CLOSE, "ul")] == "menu"
+    assert tokens.parents[token(OPEN, "br")] == "li" and tokens.contexts[token(OPEN, "br")] == "menu"
+    assert tokens.parents[token(OPEN, "p")] == "body" and tokens.contexts[token(OPEN, "p")] == ""
+    assert tokens.parents[tokens.words.index("c")] == "p" and tokens.contexts[tokens.words.index("c")] == ""

@@ -21,6 +21,7 @@ over the token arrays where it can be, so describing a page costs a few millisec
 """
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -32,10 +33,9 @@ import numpy as np
 from lxml import etree
 
 from .. import metrics
-from ..text import stop_words
 from .boundaries import BOUNDARY_SCORE, closing_lines
 from .clean import HIDDEN_STYLE
-from .scorers import LineScorer
+from .scorers import LineScorer, word_facts
 from .search import anchored, max_subsequence
 from .tokenize import OPEN, WORD, TokenSequence
 
@@ -104,6 +104,7 @@ MAX_TITLE_DISTANCE = 200
 
 _NAME_PATTERNS = tuple(re.compile(pattern) for _, pattern in NAME_KINDS)
 _SENTENCE_END = frozenset(".!?。！？")
+_COMMA = frozenset({","})
 
 
 def _feature_names() -> tuple[str, ...]:
@@ -215,16 +216,17 @@ class _Describer:
         word_lines = tokens.lines[word_index]
         self.lines, self.block_of_word = np.unique(word_lines, return_inverse=True)
         self.n = self.lines.size
-        words = [tokens.words[i] for i in word_index.tolist()]
-        self.words = words
-        self.lowered = list(map(str.lower, words))
         self.columns: dict[str, np.ndarray] = {}
-        # per-word flags, the raw material of most columns
-        self.alnum = np.fromiter(map(str.isalnum, map(itemgetter(0), words)), bool, len(words))
-        self.chars = np.fromiter(map(len, words), np.float64, len(words))
+        # per-word flags, the raw material of most columns (shared with the line scorer)
+        self.facts = facts = word_facts(tokens)
+        self.words, self.lowered, self.alnum, self.chars, self.stop = (
+            facts.words, facts.lowered, facts.alnum, facts.chars, facts.stop)
         self.in_link = tokens.links[word_index]
-        stop_list = stop_words(tokens.lang or None)
-        self.stop = np.fromiter(map(stop_list.__contains__, self.lowered), bool, len(words))
+
+    @functools.cached_property
+    def closing_tokens(self) -> np.ndarray:
+        """The first token of every line that opens what follows an article (read by two phases)."""
+        return closing_lines(self.tokens)
 
     def count(self, flags: np.ndarray | None = None, weights: np.ndarray | None = None) -> np.ndarray:
         """Per block: how many of its words have ``flags`` (or the sum of ``weights`` over them)."""
@@ -255,7 +257,7 @@ class _Describer:
         first_word = self.word_index[np.r_[0, np.flatnonzero(np.diff(self.block_of_word)) + 1]]
         self.columns["line_class"] = scorer.line_classes(tokens)[tokens.lines[first_word]].astype(np.float64)
         scores = scorer.score(tokens)
-        scores[closing_lines(tokens)] += BOUNDARY_SCORE
+        scores[self.closing_tokens] += BOUNDARY_SCORE
         run = max_subsequence(scores)
         in_run = np.zeros(self.n)
         if run is not None:
@@ -275,12 +277,13 @@ class _Describer:
         c["chars"] = np.log1p(chars)
         c["stop_share"] = self.block_stop / np.maximum(words, 1)
         c["punct_share"] = self.count(symbols) / np.maximum(words + self.count(symbols), 1)
-        ends = np.fromiter(map(_SENTENCE_END.__contains__, self.words), bool, len(self.words))
+        ends = self.facts.symbols_in(_SENTENCE_END)
         c["sentence_ends"] = np.log1p(self.count(ends))
-        c["commas"] = np.log1p(self.count(np.fromiter(map(",".__eq__, self.words), bool, len(self.words))))
-        digits = np.fromiter(map(str.isdigit, map(itemgetter(0), self.words)), bool, len(self.words))
+        c["commas"] = np.log1p(self.count(self.facts.symbols_in(_COMMA)))
+        first_chars = list(map(itemgetter(0), self.words))
+        digits = np.fromiter(map(str.isdigit, first_chars), bool, len(self.words))
         c["digit_share"] = self.count(digits) / np.maximum(words, 1)
-        capitals = np.fromiter(map(str.isupper, map(itemgetter(0), self.words)), bool, len(self.words))
+        capitals = np.fromiter(map(str.isupper, first_chars), bool, len(self.words))
         c["capital_share"] = self.count(capitals & self.alnum) / np.maximum(words, 1)
         c["mean_word_chars"] = self.count(self.alnum, self.chars) / np.maximum(words, 1)
         c["link_share"] = self.count(self.in_link, self.chars + 1) / np.maximum(chars, 1)
@@ -288,56 +291,43 @@ class _Describer:
         opens = np.flatnonzero(tokens.kinds == OPEN)
         open_lines = np.searchsorted(self.lines, tokens.lines[opens])
         valid = (open_lines < self.n) & (self.lines[np.minimum(open_lines, self.n - 1)] == tokens.lines[opens])
-        is_link = np.fromiter(("a".__eq__(tokens.tags[i]) for i in opens.tolist()), bool, opens.size)
+        is_link = np.fromiter(map("a".__eq__, map(tokens.tags.__getitem__, opens.tolist())), bool, opens.size)
         c["links_per_word"] = np.bincount(open_lines[valid & is_link], minlength=self.n) / np.maximum(words, 1)
         c["inline_tags_per_word"] = np.bincount(open_lines[valid], minlength=self.n) / np.maximum(words, 1)
         last_word = np.r_[np.flatnonzero(np.diff(self.block_of_word)), len(self.words) - 1]
         c["ends_sentence"] = ends[last_word].astype(np.float64)
-        copyright_flags = np.fromiter((w == "©" or w == "copyright" for w in self.lowered), bool, len(self.words))
-        c["copyright"] = (self.count(copyright_flags) > 0).astype(np.float64)
+        c["copyright"] = (self.count(self.facts.copyright_sign | self.facts.copyright_word) > 0).astype(np.float64)
 
     # -- the DOM around each block --------------------------------------------------------------------
 
     def dom(self) -> None:
         c = self.columns
         n = self.n
-        owner_tag = np.zeros((n, len(OWNER_TAGS) + 1))
-        depth = np.zeros(n)
-        block_depth = np.zeros(n)
-        ancestors = np.zeros((n, len(ANCESTOR_TAGS)))
-        names = np.full((n, len(NAME_KINDS) + len(ROLE_KINDS)), float(FAR))
-        owners = self.tokens.line_owners
-        blocks = self.tokens.line_blocks
-        repeats = np.zeros((n, 3))
-        cache: dict[etree._Element, tuple[np.ndarray, np.ndarray, int]] = {}
+        lines = self.lines.tolist()
+        owners = [self.tokens.line_owners.get(line) for line in lines]
+        memo: dict[etree._Element, _ElementFacts] = {}
         siblings: dict[etree._Element, dict[tuple[str, str], int]] = {}
-        tag_column = {t: i for i, t in enumerate(OWNER_TAGS)}
-        for row, line in enumerate(self.lines.tolist()):
-            element = owners.get(line)
-            block_depth[row] = len(blocks.get(line, ()))
-            if element is None:
-                owner_tag[row, -1] = 1
-                continue
-            repeats[row] = _repeats(element, siblings)
-            flags, distances, levels = _element_info(element, cache)
-            owner_tag[row, tag_column.get(element.tag if isinstance(element.tag, str) else "", -1)] = 1
-            depth[row] = levels
-            ancestors[row] = flags
-            names[row] = distances
+        facts = [_ROOT_FACTS if element is None else _element_facts(element, memo, siblings) for element in owners]
+        # the per-element facts are plain tuples; one array per kind of fact, built once for all rows
+        flags, seen_at, depth, repeats = (np.array(column, dtype=np.float64) for column in zip(*facts))
+        owner_tag = np.zeros((n, len(OWNER_TAGS) + 1))
+        owner_tag[np.arange(n), [_OWNER_COLUMN.get(_tag_of(element), -1) for element in owners]] = 1
+        names = np.minimum(depth[:, None] - seen_at, FAR)
+        line_blocks = self.tokens.line_blocks
         for i, t in enumerate(OWNER_TAGS):
             c[f"tag_{t}"] = owner_tag[:, i]
         c["tag_other"] = owner_tag[:, -1]
         c["depth"] = depth
-        c["block_depth"] = block_depth
+        c["block_depth"] = np.array([len(line_blocks.get(line, ())) for line in lines], dtype=np.float64)
         for i, level in enumerate(("self", "parent", "grand")):
             c[f"repeat_{level}"] = np.log1p(repeats[:, i])
         for i, t in enumerate(ANCESTOR_TAGS):
-            c[f"in_{t}"] = ancestors[:, i]
+            c[f"in_{t}"] = flags[:, i]
         for i, (kind, _) in enumerate(NAME_KINDS):
             c[f"name_{kind}"] = names[:, i]
         for i, (kind, _) in enumerate(ROLE_KINDS):
             c[kind] = names[:, len(NAME_KINDS) + i]
-        self.owner_tags = [getattr(owners.get(line), "tag", "") for line in self.lines.tolist()]
+        self.owner_tags = [getattr(element, "tag", "") for element in owners]
 
     # -- position and the title -----------------------------------------------------------------------
 
@@ -372,7 +362,7 @@ class _Describer:
         # lines that open what follows an article ("12 Comments", "Related posts"): what comes after one
         # is a comment thread or teasers on an article page, the answers on a forum page
         closing = np.zeros(n)
-        found = np.searchsorted(self.lines, self.tokens.lines[closing_lines(self.tokens)])
+        found = np.searchsorted(self.lines, self.tokens.lines[self.closing_tokens])
         closing[found[found < n]] = 1
         c["is_closing_line"] = closing
         c["closing_before"] = np.log1p(np.cumsum(closing) - closing)
@@ -487,68 +477,85 @@ def _window_mean(values: np.ndarray, half: int) -> np.ndarray:
     return (prefix[end] - prefix[start]) / (end - start)
 
 
-def _repeats(element: etree._Element, siblings: dict) -> tuple[int, int, int]:
-    """How many siblings (itself included) share the tag and class of the element, of its parent and of
-    its grandparent: the items of a listing, the posts of a thread and the cards of a collection repeat
-    one structure; a paragraph among paragraphs repeats too, a lone sidebar box does not."""
-    counts = []
-    for _ in range(3):
-        parent = element.getparent() if element is not None else None
-        if parent is None:
-            counts.append(0)
-            element = None
-            continue
-        keys = siblings.get(parent)
-        if keys is None:
-            keys = siblings[parent] = {}
-            for child in parent:
-                key = (child.tag if isinstance(child.tag, str) else "", child.get("class") or "")
-                keys[key] = keys.get(key, 0) + 1
-        counts.append(keys.get((element.tag if isinstance(element.tag, str) else "", element.get("class") or ""), 0))
-        element = parent
-    return counts[0], counts[1], counts[2]
+#: What :meth:`_Describer.dom` reads of a block's owning element: (ancestor-tag flags, the depth at
+#: which the nearest element of each name/role kind sits, its own depth, how often it, its parent and
+#: its grandparent repeat among their siblings). The distance up to a kind is its depth less that one.
+_ElementFacts = tuple[tuple[int, ...], tuple[int, ...], int, tuple[int, int, int]]
 
 
-def _element_info(element: etree._Element, cache: dict) -> tuple[tuple[int, ...], tuple[int, ...], int]:
-    """(ancestor-tag flags, distance up to the nearest element of each name/role kind, depth) of an
-    element, itself included; memoised per element, each computed from its parent's (plain tuples: a
-    page has thousands of elements, and numpy's per-call cost is larger than these few numbers)."""
+def _element_facts(element: etree._Element, memo: dict, siblings: dict) -> _ElementFacts:
+    """The facts of an element, itself included; memoised per element, each computed from its parent's
+    (plain tuples, shared with the parent where nothing changes: a page has thousands of elements, and
+    numpy's per-call cost is larger than these few numbers)."""
     chain = []
     current = element
-    while current is not None and current not in cache:
+    while current is not None and current not in memo:
         chain.append(current)
         current = current.getparent()
-    base = cache[current] if current is not None else _ROOT_INFO
+    facts = memo[current] if current is not None else _ROOT_FACTS
+    parent = current
     for node in reversed(chain):
-        flags, distances, depth = base
-        tag = node.tag if isinstance(node.tag, str) else ""
+        flags, seen_at, depth, repeats = facts
+        depth += 1
+        tag = _tag_of(node)
         column = _ANCESTOR_COLUMN.get(tag)
         if column is not None and not flags[column]:
             flags = flags[:column] + (1,) + flags[column + 1:]
         kinds = _own_kinds(node)
-        distances = tuple(0 if i in kinds else (d + 1 if d < FAR else FAR) for i, d in enumerate(distances))
-        base = cache[node] = (flags, distances, depth + 1)
-    return base
+        if kinds:
+            found = list(seen_at)
+            for kind in kinds:
+                found[kind] = depth
+            seen_at = tuple(found)
+        repeats = (_sibling_repeats(node, tag, parent, siblings), repeats[0], repeats[1])
+        facts = memo[node] = (flags, seen_at, depth, repeats)
+        parent = node
+    return facts
 
 
-_ROOT_INFO = ((0,) * len(ANCESTOR_TAGS), (FAR,) * (len(NAME_KINDS) + len(ROLE_KINDS)), 0)
+def _sibling_repeats(element: etree._Element, tag: str, parent: etree._Element | None, siblings: dict) -> int:
+    """How many of an element's siblings (itself included) share its tag and class (0 at the root): the
+    items of a listing, the posts of a thread and the cards of a collection repeat one structure; a
+    paragraph among paragraphs repeats too, a lone sidebar box does not."""
+    if parent is None:
+        return 0
+    # an only child repeats once; asked of its neighbours, not len(parent), which walks all the children
+    if element.getprevious() is None and element.getnext() is None:
+        return 1
+    keys = siblings.get(parent)
+    if keys is None:
+        keys = siblings[parent] = {}
+        for child in parent:
+            key = (_tag_of(child), child.get("class") or "")
+            keys[key] = keys.get(key, 0) + 1
+    return keys.get((tag, element.get("class") or ""), 0)
+
+
+def _tag_of(element: etree._Element | None) -> str:
+    """An element's tag ("" for comments, processing instructions and None)."""
+    tag = getattr(element, "tag", "")
+    return tag if isinstance(tag, str) else ""
+
+
+#: The facts above the root: no ancestors, no kind ever seen (its depth far enough up that the distance
+#: is at least :data:`FAR` from any element), depth 0, no repeats.
+_ROOT_FACTS: _ElementFacts = ((0,) * len(ANCESTOR_TAGS), (-FAR,) * (len(NAME_KINDS) + len(ROLE_KINDS)), 0, (0, 0, 0))
 _ANCESTOR_COLUMN = {t: i for i, t in enumerate(ANCESTOR_TAGS)}
+_OWNER_COLUMN = {t: i for i, t in enumerate(OWNER_TAGS)}
 _HIDDEN_COLUMN = len(NAME_KINDS) + len(ROLE_KINDS) - 1
 
 
-def _own_kinds(element: etree._Element) -> list[int]:
+def _own_kinds(element: etree._Element) -> tuple[int, ...]:
     """Column indices (into the name and role kinds) an element's own attributes name."""
     get = element.get
-    names = f"{get('id') or ''} {get('class') or ''}".strip().lower()
-    found = list(_name_kinds(names)) if names else []
-    role = (get("role") or "").lower()
-    itemprop = (get("itemprop") or "").lower()
+    ident, names, role, itemprop = get("id"), get("class"), get("role"), get("itemprop")
+    found = _name_kinds(f"{ident or ''} {names or ''}".strip().lower()) if ident or names else ()
     if role or itemprop:
-        for i, (_, members) in enumerate(ROLE_KINDS):
-            if role in members or itemprop in members:
-                found.append(len(NAME_KINDS) + i)
+        role, itemprop = (role or "").lower(), (itemprop or "").lower()
+        found += tuple(len(NAME_KINDS) + i for i, (_, members) in enumerate(ROLE_KINDS)
+                       if role in members or itemprop in members)
     if is_hidden(element):
-        found.append(_HIDDEN_COLUMN)
+        found += (_HIDDEN_COLUMN,)
     return found
 
 

@@ -7,6 +7,7 @@ arrays in the model's JSON and walked here, all rows and all trees at once, one 
 from __future__ import annotations
 
 import base64
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -70,13 +71,28 @@ class TreeEnsemble:
             raise ValueError(f"expected rows of {self.n_features} features, got shape {X.shape}")
         if not len(X):
             return np.zeros(0)
-        rows = np.arange(len(X))[:, None]
-        node = np.broadcast_to(self.roots, (len(X), self.roots.size)).copy()
+        # One gather per array and level (np.take on flat arrays of platform integers is the fastest
+        # numpy gather): the value a node tests is the flat matrix's ``row * n_features + feature``, and
+        # its next node is ``children[2 * node + goes_right]``.
+        feature, children, roots = self._walk_arrays
+        values = np.ascontiguousarray(X).ravel()
+        row_starts = (np.arange(len(X)) * self.n_features)[:, None]
+        has_missing = bool(np.isnan(values).any())  # most pages have none: skip the missing-value branch
+        node = np.broadcast_to(roots, (len(X), roots.size)).copy()
         for _ in range(self.depth):
-            x = X[rows, self.feature[node]]
-            go_left = np.where(np.isnan(x), self.missing_left[node], x <= self.threshold[node])
-            node = np.where(go_left, self.left[node], self.right[node])
+            x = np.take(values, row_starts + np.take(feature, node))
+            goes_right = x > np.take(self.threshold, node)
+            if has_missing:
+                goes_right = np.where(np.isnan(x), ~np.take(self.missing_left, node), goes_right)
+            node = np.take(children, 2 * node + goes_right)
         return self.baseline + self.value[node].sum(axis=1)
+
+    @functools.cached_property
+    def _walk_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(feature, children, roots) as platform integers; ``children`` interleaves ``left`` and
+        ``right``: node ``i``'s left child at ``2i``, its right one at ``2i + 1``."""
+        children = np.column_stack([self.left, self.right]).ravel()
+        return self.feature.astype(np.intp), children.astype(np.intp), self.roots.astype(np.intp)
 
     def predict_proba(self, X: np.ndarray) -> np.ndarray:
         """P(positive) per row."""

@@ -133,20 +133,16 @@ class LineScorer:
     def _line_classes(self, tokens: TokenSequence) -> np.ndarray:
         lines = tokens.lines
         line_count = int(lines.max()) + 1 if len(tokens) else 1
-        word_index = np.flatnonzero(tokens.kinds == WORD)
+        facts = word_facts(tokens)
+        word_index, stop = facts.index, facts.stop
         word_lines = lines[word_index]
-        words = [tokens.words[i] for i in word_index.tolist()]
-        # C-level maps over the words: this runs on every page
-        chars = np.fromiter(map(len, words), np.float64, len(words)) + 1  # with the space after it
+        chars = facts.chars + 1  # with the space after it
         line_chars = np.bincount(word_lines, weights=chars, minlength=line_count)
         in_link = tokens.links[word_index]
         link_share = np.bincount(word_lines[in_link], weights=chars[in_link], minlength=line_count) / np.maximum(line_chars, 1)
-        alphabetic = np.fromiter(map(str.isalnum, map(itemgetter(0), words)), bool, len(words))
+        alphabetic = facts.alnum
         line_words = np.bincount(word_lines[alphabetic], minlength=line_count)
-        stop_list = stop_words(tokens.lang or None)  # English when the page declares none
-        lowered = list(map(str.lower, words))
-        stop = np.fromiter(map(stop_list.__contains__, lowered), bool, len(words))
-        if stop_list and stop.sum() >= self.MIN_PAGE_STOP_WORD_SHARE * max(alphabetic.sum(), 1):
+        if facts.stop_list and stop.sum() >= self.MIN_PAGE_STOP_WORD_SHARE * max(alphabetic.sum(), 1):
             stop_share = np.bincount(word_lines[stop], minlength=line_count) / np.maximum(line_words, 1)
             prose = (stop_share >= self.MIN_STOP_WORD_SHARE) | (
                 (line_chars >= self.LONG_LINE_CHARS) & (stop_share >= self.MIN_STOP_WORD_SHARE_LONG))
@@ -154,10 +150,8 @@ class LineScorer:
             prose = np.ones(line_count, dtype=bool)
         short = line_chars < self.SHORT_LINE_CHARS
         # a © anywhere, or the word "copyright" in a short line: the page's legal footer
-        copyright_sign = np.fromiter(map("©".__eq__, words), bool, len(words))
-        copyright_word = np.fromiter(map("copyright".__eq__, lowered), bool, len(words))
-        copyright_lines = (np.bincount(word_lines[copyright_sign], minlength=line_count) > 0) | (
-            short & (np.bincount(word_lines[copyright_word], minlength=line_count) > 0))
+        copyright_lines = (np.bincount(word_lines[facts.copyright_sign], minlength=line_count) > 0) | (
+            short & (np.bincount(word_lines[facts.copyright_word], minlength=line_count) > 0))
         classes = np.where(prose, PROSE, BOILERPLATE)
         classes[short] = np.where(link_share[short] > 0, BOILERPLATE, SHORT)
         classes[(link_share > self.MAX_LINK_SHARE) | copyright_lines] = BOILERPLATE
@@ -165,6 +159,65 @@ class LineScorer:
             # the heading that repeats the page title is the story's own, even when it is a link
             classes[lines[tokens.anchor : int(tokens.closes[tokens.anchor]) + 1]] = PROSE
         return classes
+
+
+@dataclass(frozen=True)
+class WordFacts:
+    """What the line scorer and the block features both read of a page's word tokens (in document
+    order), computed once per token sequence (:func:`word_facts`). The arrays are read-only."""
+
+    #: Token index of each word.
+    index: np.ndarray
+    words: list[str]
+    lowered: list[str]
+    #: Characters per word.
+    chars: np.ndarray
+    #: Whether the word starts with a letter or digit.
+    alnum: np.ndarray
+    #: The stop words of the page's language (English when it declares none) ...
+    stop_list: frozenset[str]
+    #: ... and whether each word is one.
+    stop: np.ndarray
+    #: Whether the word is "©", and whether it is "copyright" (any case): a legal footer's.
+    copyright_sign: np.ndarray
+    copyright_word: np.ndarray
+
+    def symbols_in(self, members: frozenset[str]) -> np.ndarray:
+        """Per word: whether it is one of ``members``, punctuation characters."""
+        return _symbols_in(self.words, self.alnum, members)
+
+
+def word_facts(tokens: TokenSequence) -> WordFacts:
+    """The :class:`WordFacts` of ``tokens`` (memoised in ``tokens.memo``)."""
+    found = tokens.memo.get("word_facts")
+    if found is None:
+        index = np.flatnonzero(tokens.kinds == WORD)
+        words = [tokens.words[i] for i in index.tolist()]
+        lowered = list(map(str.lower, words))
+        stop_list = stop_words(tokens.lang or None)
+        # C-level maps over the words: this runs on every page
+        alnum = np.fromiter(map(str.isalnum, map(itemgetter(0), words)), bool, len(words))
+        found = WordFacts(
+            index=index, words=words, lowered=lowered, chars=np.fromiter(map(len, words), np.float64, len(words)),
+            alnum=alnum, stop_list=stop_list, stop=np.fromiter(map(stop_list.__contains__, lowered), bool, len(words)),
+            copyright_sign=_symbols_in(words, alnum, _COPYRIGHT_SIGN),
+            copyright_word=np.fromiter(map("copyright".__eq__, lowered), bool, len(words)))
+        for array in (found.index, found.chars, found.alnum, found.stop, found.copyright_sign, found.copyright_word):
+            array.flags.writeable = False
+        tokens.memo["word_facts"] = found
+    return found
+
+
+_COPYRIGHT_SIGN = frozenset({"©"})
+
+
+def _symbols_in(words: list[str], alnum: np.ndarray, members: frozenset[str]) -> np.ndarray:
+    """Per word: whether it is one of ``members``, punctuation characters; only the words that do not
+    start with a letter or digit (``~alnum``) are looked at."""
+    flags = np.zeros(len(words), dtype=bool)
+    index = np.flatnonzero(~alnum)
+    flags[index] = np.fromiter(map(members.__contains__, map(words.__getitem__, index.tolist())), bool, index.size)
+    return flags
 
 
 #: Line classes of :meth:`LineScorer.line_classes`.

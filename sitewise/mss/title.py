@@ -8,6 +8,7 @@ headline before the clean-up drops ``<head>``; :func:`title_heading` finds the h
 from __future__ import annotations
 
 import re
+from typing import Iterator
 
 from lxml import etree
 
@@ -20,11 +21,11 @@ _TITLE_SEPARATOR = re.compile(r"\s+[|\-–—:»·•/]+\s+|\s*::\s*|\s+\|\s*|\s
 _LOOSE_SEPARATOR = re.compile(_TITLE_SEPARATOR.pattern + r"|:\s+")
 
 #: Elements that can hold the headline: headings, and elements named as a title or headline (many blogs
-#: put the post title in a ``<div class="post-title">``).
-_CANDIDATES = etree.XPath(
-    "//h1 | //h2 | //h3 | //*[contains(translate(@class, 'TITLEHADN', 'titlehadn'), 'title') or "
-    "contains(translate(@class, 'TITLEHADN', 'titlehadn'), 'headline')]"
-)
+#: put the post title in a ``<div class="post-title">``). The class is matched with only the letters of
+#: "title" and "headline" folded to lower case (as the XPath ``translate()`` this replaced did).
+_HEADING_TAGS = frozenset({"h1", "h2", "h3"})
+_HEADING_NAME = re.compile("title|headline")
+_FOLD_NAME_LETTERS = str.maketrans("TITLEHADN", "titlehadn")
 #: A heading repeats the headline when at least this share of the headline's words are in it ...
 MIN_HEADLINE_COVERAGE = 0.6
 #: ... and at least this share of its own words are the headline's (not a longer teaser that quotes it).
@@ -72,12 +73,30 @@ def title_heading(root: etree._Element, headline: list[str]) -> etree._Element |
     cover more of it; None when none does."""
     if len(headline) < MIN_SHARED_WORDS:
         return None
+    return _repeating(_heading_candidates(root), headline)
+
+
+def anchor_heading(
+    root: etree._Element, headline: list[str], alternatives: list[list[str]]
+) -> tuple[etree._Element | None, bool]:
+    """(The heading to anchor on, whether it repeats ``headline``): the heading that repeats the headline,
+    else the first that repeats another part of the title (which may be the site's name), else None."""
+    if len(headline) < MIN_SHARED_WORDS and not alternatives:
+        return None, False
+    candidates = _heading_candidates(root)  # read once for the headline and every alternative
+    heading = _repeating(candidates, headline)
+    if heading is not None or not alternatives:
+        return heading, heading is not None
+    return next((h for h in (_repeating(candidates, words) for words in alternatives) if h is not None), None), False
+
+
+def _repeating(candidates: list[tuple[etree._Element, list[str]]], headline: list[str]) -> etree._Element | None:
+    """The first candidate whose words repeat ``headline``, preferring those that cover more of it."""
+    if len(headline) < MIN_SHARED_WORDS:
+        return None
     wanted = set(headline)
     best, best_coverage = None, 0.0
-    for element in _CANDIDATES(root):
-        words = metrics.words(" ".join(element.itertext()))
-        if not words or len(words) > MAX_HEADING_WORDS:
-            continue
+    for element, words in candidates:
         shared = wanted.intersection(words)
         coverage = len(shared) / len(wanted)
         precision = sum(w in wanted for w in words) / len(words)
@@ -88,12 +107,40 @@ def title_heading(root: etree._Element, headline: list[str]) -> etree._Element |
     return best
 
 
-def anchor_heading(
-    root: etree._Element, headline: list[str], alternatives: list[list[str]]
-) -> tuple[etree._Element | None, bool]:
-    """(The heading to anchor on, whether it repeats ``headline``): the heading that repeats the headline,
-    else the first that repeats another part of the title (which may be the site's name), else None."""
-    heading = title_heading(root, headline) if headline else None
-    if heading is not None or not alternatives:
-        return heading, heading is not None
-    return next((h for h in (title_heading(root, words) for words in alternatives) if h is not None), None), False
+def _heading_candidates(root: etree._Element) -> list[tuple[etree._Element, list[str]]]:
+    """(element, its words) of every element that can hold the headline, in document order, with
+    between 1 and :data:`MAX_HEADING_WORDS` words."""
+    found = []
+    for element in _document_elements(root):
+        if element.tag not in _HEADING_TAGS:
+            names = element.get("class")
+            if not names:
+                continue
+            if not _HEADING_NAME.search(names.translate(_FOLD_NAME_LETTERS)):
+                continue
+        words = _heading_words(element)
+        if words:
+            found.append((element, words))
+    return found
+
+
+def _document_elements(root: etree._Element) -> Iterator[etree._Element]:
+    """Every element of ``root``'s document in document order, including the top-level siblings of its
+    root element (libxml2 can leave a second ``<html>`` beside the first)."""
+    top = root.getroottree().getroot()
+    for element in (*reversed(list(top.itersiblings(preceding=True))), top, *top.itersiblings()):
+        if isinstance(element.tag, str):
+            yield from element.iter(etree.Element)
+
+
+def _heading_words(element: etree._Element) -> list[str] | None:
+    """The words of an element's text, or None once there are more than :data:`MAX_HEADING_WORDS`
+    (reading stops there: a container named "title" can hold the whole page). The pieces of its text
+    count as joined by spaces, so no word spans two of them: the words of each piece in turn are the
+    words of the whole text."""
+    words: list[str] = []
+    for piece in element.itertext():
+        words += metrics.words(piece)
+        if len(words) > MAX_HEADING_WORDS:
+            return None
+    return words

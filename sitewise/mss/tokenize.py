@@ -52,7 +52,7 @@ VOID_TAGS = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input
 _TOKEN = re.compile(
     r"\d+(?:[.,:]\d+)*"
     r"|[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u0e00-\u0e7f]"
-    r"|(?:(?![\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u0e00-\u0e7f])\w)+"
+    r"|[^\W\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u0e00-\u0e7f]+"  # word characters but those
     r"|[^\w\s]"
 )
 _NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
@@ -99,16 +99,18 @@ class TokenSequence:
     tags: list[str]
     #: The word or symbol as written ("" for tags).
     words: list[str]
-    #: The most-recent-unclosed tag of each token: its parent element's tag name ("" at the root).
-    parents: list[str]
     #: Output line of each token (a new line starts at every block tag).
     lines: np.ndarray
     #: For an OPEN token, the index of its CLOSE token (itself for void elements); -1 otherwise.
     closes: np.ndarray
     #: True for tokens inside an ``<a>`` element (the ``<a>`` tags included).
     links: np.ndarray
-    #: The context word of the nearest ancestor whose id/class names one (see CONTEXT_WORDS), or "".
-    contexts: list[str]
+    #: The OPEN token index of each token's scope: the element it is the tag of, or the element a word
+    #: is directly in (-1 at the root) ...
+    scopes: list[int] = field(default_factory=list, repr=False)
+    #: ... and per OPEN token, its parent's OPEN token index (-1 at the root) and its element, in
+    #: document order: what :attr:`parents` and :attr:`contexts` are read from when first asked for.
+    opened: dict[int, tuple[int, "etree._Element"]] = field(default_factory=dict, repr=False)
     #: The page's language as its ``<html lang>`` says ("" when it does not).
     lang: str = ""
     #: Index of the OPEN token of the element given to :func:`tokenize` as ``anchor`` (the heading that
@@ -123,9 +125,36 @@ class TokenSequence:
     memo: dict = field(default_factory=dict, repr=False, compare=False)
     _features: list[str] | None = field(default=None, repr=False)
     _surfaces: list[str] | None = field(default=None, repr=False)
+    _parents: list[str] | None = field(default=None, repr=False)
+    _contexts: list[str] | None = field(default=None, repr=False)
 
     def __len__(self) -> int:
         return len(self.words)
+
+    # The token model's features alone read parents and contexts: computed on first use, the block
+    # model never pays for them (an id/class lookup per element).
+
+    @property
+    def parents(self) -> list[str]:
+        """The most-recent-unclosed tag of each token: its parent element's tag name ("" at the root)."""
+        if self._parents is None:
+            tags, opened = self.tags, self.opened
+            parent_tag = {-1: "", **{index: tags[parent] if parent >= 0 else "" for index, (parent, _) in opened.items()}}
+            self._parents = [
+                (tags[scope] if scope >= 0 else "") if kind == WORD else parent_tag[scope]
+                for kind, scope in zip(self.kinds.tolist(), self.scopes)
+            ]
+        return self._parents
+
+    @property
+    def contexts(self) -> list[str]:
+        """The context word of the nearest ancestor whose id/class names one (see CONTEXT_WORDS), or ""."""
+        if self._contexts is None:
+            context_of = {-1: ""}
+            for index, (parent, element) in self.opened.items():  # a parent comes before its children
+                context_of[index] = element_context(element) or context_of[parent]
+            self._contexts = [context_of[scope] for scope in self.scopes]
+        return self._contexts
 
     @property
     def is_tag(self) -> np.ndarray:
@@ -155,21 +184,17 @@ class TokenSequence:
         """The words of tokens ``start``..``end`` (exclusive), one output line per block; ``keep`` is an
         optional boolean mask over all tokens (False drops a word)."""
         end = len(self) if end is None else end
-        out: list[str] = []
-        line_words: list[str] = []
-        current = None
-        kinds, lines = self.kinds, self.lines
-        for i in range(start, end):
-            if kinds[i] != WORD or (keep is not None and not keep[i]):
-                continue
-            if lines[i] != current:
-                if line_words:
-                    out.append(_join(line_words))
-                line_words, current = [], lines[i]
-            line_words.append(self.words[i])
-        if line_words:
-            out.append(_join(line_words))
-        return "\n".join(out)
+        chosen = self.kinds[start:end] == WORD
+        if keep is not None:
+            chosen &= np.asarray(keep[start:end], dtype=bool)
+        index = np.flatnonzero(chosen) + start
+        if not index.size:
+            return ""
+        picked = [self.words[i] for i in index.tolist()]
+        # a new output line wherever the line number changes between consecutive kept words
+        lines = self.lines[index]
+        breaks = (np.flatnonzero(lines[1:] != lines[:-1]) + 1).tolist()
+        return "\n".join(_join(picked[a:b]) for a, b in zip([0, *breaks], [*breaks, len(picked)]))
 
     def html(self, start: int, end: int) -> str:
         """The tokens ``start``..``end`` as an HTML fragment (tags normalised, words as written)."""
@@ -183,8 +208,9 @@ class TokenSequence:
         return " ".join(parts)
 
 
-_NO_SPACE_BEFORE = frozenset(".,;:!?)]}%'’”»")
-_NO_SPACE_AFTER = frozenset("([{'‘“«$#@/")
+#: Tokens with no space before them (closing punctuation, hyphens) and after them (opening ones, hyphens).
+_NO_SPACE_BEFORE = frozenset(".,;:!?)]}%'’”»-")
+_NO_SPACE_AFTER = frozenset("([{'‘“«$#@/-")
 
 
 def _join(words: list[str]) -> str:
@@ -192,9 +218,8 @@ def _join(words: list[str]) -> str:
     punctuation, around hyphens, or between two characters of a script written without spaces."""
     out = [words[0]]
     for prev, word in zip(words, words[1:]):
-        if not (word in _NO_SPACE_BEFORE or prev in _NO_SPACE_AFTER or prev == "-" or word == "-"
-                or (len(prev) == 1 and len(word) == 1 and _UNSPACED_CHAR.fullmatch(prev)
-                    and _UNSPACED_CHAR.fullmatch(word))):
+        if not (word in _NO_SPACE_BEFORE or prev in _NO_SPACE_AFTER
+                or (len(prev) == 1 == len(word) and _UNSPACED_CHAR.fullmatch(prev) and _UNSPACED_CHAR.fullmatch(word))):
             out.append(" ")
         out.append(word)
     return "".join(out)
@@ -260,108 +285,113 @@ class _Builder:
         self.kinds: list[int] = []
         self.tags: list[str] = []
         self.words: list[str] = []
-        self.parents: list[str] = []
         self.lines: list[int] = []
         self.closes: list[int] = []
         self.links: list[bool] = []
-        self.contexts: list[str] = []
-        self.line = 0
-        # open elements: (tag, index of the OPEN token, inside a link, context)
-        self.stack: list[tuple[str, int, bool, str]] = [("", -1, False, "")]
-        # open block elements: (index of the OPEN token, element)
-        self.blocks: list[tuple[int, etree._Element]] = []
+        self.scopes: list[int] = []
+        self.opened: dict[int, tuple[int, etree._Element]] = {}
         self.line_blocks: dict[int, tuple[int, ...]] = {}
         self.line_owners: dict[int, etree._Element | None] = {}
 
     def walk(self, root: etree._Element) -> None:
+        """Append the tokens of ``root`` and everything in it, in document order.
+
+        Every element of every page passes here twice, so this is extraction's hottest loop: the state
+        lives in local variables and each token's fields are appended inline (helper calls per
+        token cost twice as much)."""
+        kinds, tags, words, scopes = self.kinds, self.tags, self.words, self.scopes
+        lines, closes, links, opened = self.lines, self.closes, self.links, self.opened
+        line_blocks, line_owners = self.line_blocks, self.line_owners
+        anchor_element = self.anchor_element
+        find_tokens = _TOKEN.findall
+        line = 0
+        # open elements: (tag, index of the OPEN token, inside a link, element)
+        stack: list[tuple[str, int, bool, etree._Element | None]] = [("", -1, False, None)]
+        # open block elements: (index of the OPEN token, element)
+        blocks: list[tuple[int, etree._Element]] = []
         skip_depth = 0  # > 0 while inside an element whose contents are dropped
         for event, element in etree.iterwalk(root, events=("start", "end")):
-            tag = element.tag
-            if not isinstance(tag, str):  # comments and processing instructions: only their tail counts
-                if event == "end" and not skip_depth:
-                    self.add_words(element.tail)
-                continue
-            tag = _local_name(tag)
             if event == "start":
+                tag = element.tag
+                if not isinstance(tag, str):  # comments and processing instructions: only their tail counts
+                    continue
+                tag = _local_name(tag)
                 if skip_depth or tag in DROPPED_CONTENT:
                     skip_depth += 1
                     continue
-                self.open(tag, element)
-                if tag not in VOID_TAGS:
-                    self.add_words(element.text)
-            else:
-                if skip_depth:
+                # the OPEN token
+                if tag in BLOCK_TAGS:
+                    line += 1
+                _, parent, in_link, _ = stack[-1]
+                in_link = in_link or tag == "a"
+                index = len(kinds)
+                if element is anchor_element:
+                    self.anchor = index
+                kinds.append(OPEN)
+                tags.append(tag)
+                words.append("")
+                lines.append(line)
+                closes.append(index)
+                links.append(in_link)
+                scopes.append(index)
+                opened[index] = (parent, element)
+                if tag in VOID_TAGS:
+                    continue
+                stack.append((tag, index, in_link, element))
+                if tag in BLOCK_TAGS:
+                    blocks.append((index, element))
+                text = element.text
+            elif skip_depth:
+                if isinstance(element.tag, str):
                     skip_depth -= 1
-                    if skip_depth:
-                        continue
-                elif tag not in VOID_TAGS:
-                    self.close(tag)
-                self.add_words(element.tail)
-
-    def _append(self, kind: int, tag: str, word: str, parent: str, close: int, link: bool, context: str) -> None:
-        self.kinds.append(kind)
-        self.tags.append(tag)
-        self.words.append(word)
-        self.parents.append(parent)
-        self.lines.append(self.line)
-        self.closes.append(close)
-        self.links.append(link)
-        self.contexts.append(context)
-
-    def open(self, tag: str, element: etree._Element) -> None:
-        if tag in BLOCK_TAGS:
-            self.line += 1
-        parent, _, in_link, context = self.stack[-1]
-        in_link = in_link or tag == "a"
-        context = element_context(element) or context
-        index = len(self.kinds)
-        if element is self.anchor_element:
-            self.anchor = index
-        self._append(OPEN, tag, "", parent, index, in_link, context)
-        if tag not in VOID_TAGS:
-            self.stack.append((tag, index, in_link, context))
-            if tag in BLOCK_TAGS:
-                self.blocks.append((index, element))
-
-    def close(self, tag: str) -> None:
-        _, opened, in_link, context = self.stack.pop()
-        if self.blocks and self.blocks[-1][0] == opened:
-            self.blocks.pop()
-        self._append(CLOSE, tag, "", self.stack[-1][0], -1, in_link, context)
-        self.closes[opened] = len(self.closes) - 1
-        if tag in BLOCK_TAGS:
-            self.line += 1
-
-    def add_words(self, text: str | None) -> None:
-        if not text:
-            return
-        found = _TOKEN.findall(text)
-        if not found:
-            return
-        n = len(found)
-        if self.line not in self.line_blocks:
-            self.line_blocks[self.line] = tuple(index for index, _ in self.blocks)
-            self.line_owners[self.line] = self.blocks[-1][1] if self.blocks else None
-        parent, _, in_link, context = self.stack[-1]
-        self.kinds.extend([WORD] * n)
-        self.tags.extend([""] * n)
-        self.words.extend(found)
-        self.parents.extend([parent] * n)
-        self.lines.extend([self.line] * n)
-        self.closes.extend([-1] * n)
-        self.links.extend([in_link] * n)
-        self.contexts.extend([context] * n)
+                if skip_depth:
+                    continue
+                text = element.tail  # the dropped element's own tail is page text again
+            else:
+                # an element on the stack closes (void elements, comments and processing instructions
+                # were never put there: only their tail follows)
+                if element is stack[-1][3]:
+                    tag, index, in_link, _ = stack.pop()
+                    if blocks and blocks[-1][0] == index:
+                        blocks.pop()
+                    closes[index] = len(kinds)
+                    kinds.append(CLOSE)
+                    tags.append(tag)
+                    words.append("")
+                    lines.append(line)
+                    closes.append(-1)
+                    links.append(in_link)
+                    scopes.append(index)
+                    if tag in BLOCK_TAGS:
+                        line += 1
+                text = element.tail
+            # the WORD tokens of the text just entered (an element's text or tail)
+            if not text or text.isspace():  # the most common text by far: indentation between tags
+                continue
+            found = find_tokens(text)
+            n = len(found)
+            if line not in line_blocks:
+                line_blocks[line] = tuple(index for index, _ in blocks)
+                line_owners[line] = blocks[-1][1] if blocks else None
+            _, scope, in_link, _ = stack[-1]
+            kinds.extend([WORD] * n)
+            tags.extend([""] * n)
+            words.extend(found)
+            lines.extend([line] * n)
+            closes.extend([-1] * n)
+            links.extend([in_link] * n)
+            scopes.extend([scope] * n)
 
     def sequence(self) -> TokenSequence:
         return TokenSequence(
             kinds=np.asarray(self.kinds, dtype=np.int8),
             tags=self.tags,
             words=self.words,
-            parents=self.parents,
             lines=np.asarray(self.lines, dtype=np.int32),
             closes=np.asarray(self.closes, dtype=np.int32),
             links=np.asarray(self.links, dtype=bool),
-            contexts=self.contexts,
+            scopes=self.scopes,
+            opened=self.opened,
             anchor=self.anchor,
             line_blocks=self.line_blocks,
             line_owners=self.line_owners,
