@@ -1,5 +1,5 @@
 """The nesting estimate that keeps pathologically deep pages away from the HTML5 parser."""
-from sitewise.nesting import MAX_NESTING_DEPTH, SCAN_FROM_CHARS, nesting_depth, too_deep
+from sitewise.nesting import MAX_NESTING_DEPTH, nesting_depth, too_deep
 
 
 def test_depth_counts_elements_that_hold_others():
@@ -29,10 +29,8 @@ def test_scanning_stops_at_the_asked_depth():
     assert nesting_depth("<b>" * 1_000, stop_at=10) == 10
 
 
-def test_only_long_pages_nested_past_the_limit_are_too_deep():
-    deep = "<div>" * (MAX_NESTING_DEPTH + 1) + "x" * SCAN_FROM_CHARS
-    assert len(deep) >= SCAN_FROM_CHARS and too_deep(deep)
-    at_limit = "<div>" * MAX_NESTING_DEPTH + "x" * SCAN_FROM_CHARS
-    assert not too_deep(at_limit)
-    short = "<b>" * 20_000  # under SCAN_FROM_CHARS: the parser reads it in well under a second
-    assert len(short) < SCAN_FROM_CHARS and not too_deep(short)
+def test_only_pages_nested_past_the_limit_are_too_deep():
+    assert too_deep("<div>" * (MAX_NESTING_DEPTH + 1) + "x")
+    assert not too_deep("<div>" * MAX_NESTING_DEPTH + "x")
+    flat = "<div><p>words</p></div>" * MAX_NESTING_DEPTH  # more tags than the limit, but shallow
+    assert not too_deep(flat)

@@ -94,11 +94,11 @@ def test_oversized_html_is_dropped_not_stored():
 
 
 def test_html_nested_too_deep_to_parse_is_dropped_not_stored():
-    from sitewise.nesting import MAX_NESTING_DEPTH, SCAN_FROM_CHARS
+    from sitewise.nesting import MAX_NESTING_DEPTH
 
-    deep = "<div>" * (MAX_NESTING_DEPTH + 1) + "words " * SCAN_FROM_CHARS
+    deep = "<div>" * (MAX_NESTING_DEPTH + 1) + "words"
     assert Page.from_dict(page(html=deep)).html is None
-    shallow = "<div><p>words</p></div>" * (SCAN_FROM_CHARS // 20)  # as long, but flat
+    shallow = "<div><p>words</p></div>" * MAX_NESTING_DEPTH  # more tags, but flat
     assert Page.from_dict(page(html=shallow)).html == shallow
 
 
