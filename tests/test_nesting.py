@@ -1,4 +1,6 @@
 """The nesting estimate that keeps pathologically deep pages away from the HTML5 parser."""
+import time
+
 from sitewise.nesting import MAX_NESTING_DEPTH, nesting_depth, too_deep
 
 
@@ -34,3 +36,12 @@ def test_only_pages_nested_past_the_limit_are_too_deep():
     assert not too_deep("<div>" * MAX_NESTING_DEPTH + "x")
     flat = "<div><p>words</p></div>" * MAX_NESTING_DEPTH  # more tags than the limit, but shallow
     assert not too_deep(flat)
+
+
+def test_tags_that_never_close_are_scanned_in_linear_time():
+    # each "<a " without a ">" once made the scan read (and backtrack over) the rest of the page:
+    # 42 s for 80,000 of them; a second is room enough for a slow machine, minutes were the failure
+    started = time.perf_counter()
+    assert not too_deep("<a " * 400_000)
+    assert too_deep("<" + "a" * 1_000_000 + " " + "<b>" * (MAX_NESTING_DEPTH + 1))
+    assert time.perf_counter() - started < 1.0
