@@ -109,6 +109,10 @@ class BlockModel:
             return np.zeros(0)
         return 1.0 / (1.0 + np.exp(-self.decision_function(X)))
 
+    def block_scores(self, probabilities: np.ndarray, words: np.ndarray) -> np.ndarray:
+        """What each block adds to a run: ``(P(article) − threshold) × its words`` (at least one)."""
+        return (probabilities - self.threshold) * np.maximum(words, 1)
+
     def select(self, probabilities: np.ndarray, words: np.ndarray, boundaries: np.ndarray | None = None) -> np.ndarray:
         """Which blocks are the article: the maximal runs of ``(P − threshold) × words`` worth at least
         :attr:`min_segment_share` of the best one, less their blocks under :attr:`min_block_probability`.
@@ -116,7 +120,7 @@ class BlockModel:
         opens the comments or the related stories), as in the token pipeline: what follows one joins only
         as a run of its own, worth enough beside the article."""
         keep = np.zeros(probabilities.size, dtype=bool)
-        scores = (probabilities - self.threshold) * np.maximum(words, 1)
+        scores = self.block_scores(probabilities, words)
         if boundaries is not None:
             scores = np.where(boundaries, BOUNDARY_SCORE, scores)
         runs = k_best(scores, probabilities.size)
@@ -174,6 +178,7 @@ def write_model_file(path: str | Path, document: dict[str, Any]) -> Path:
 
 
 _WORDS_COLUMN = FEATURE_NAMES.index("words")
+_CLOSING_COLUMN = FEATURE_NAMES.index("is_closing_line")
 
 
 @dataclass
@@ -189,7 +194,7 @@ class PageBlocks:
     @property
     def boundaries(self) -> np.ndarray:
         """Whether each block is a line that opens what follows an article (:mod:`.boundaries`)."""
-        return self.features[:, FEATURE_NAMES.index("is_closing_line")] > 0
+        return self.features[:, _CLOSING_COLUMN] > 0
 
     @property
     def words(self) -> np.ndarray:

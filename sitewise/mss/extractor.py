@@ -240,7 +240,7 @@ class BlockMSS:
         tokens = blocks.tokens
         kept_lines = blocks.lines[keep]
         in_kept = np.flatnonzero(np.isin(tokens.lines, kept_lines) & (tokens.kinds == WORD))
-        value = float(((probabilities - self.model.threshold) * np.maximum(words, 1))[keep].sum())
+        value = float(self.model.block_scores(probabilities, words)[keep].sum())
         return MSSResult(blocks.text(keep), (int(in_kept[0]), int(in_kept[-1]) + 1), value, tokens=tokens)
 
 

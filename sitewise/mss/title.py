@@ -69,11 +69,9 @@ def headline_alternatives(root: etree._Element, headline: list[str] | None = Non
 
 
 def title_heading(root: etree._Element, headline: list[str]) -> etree._Element | None:
-    """The first element of the (cleaned) page whose text repeats ``headline``, preferring headings that
-    cover more of it; None when none does."""
-    if len(headline) < MIN_SHARED_WORDS:
-        return None
-    return _repeating(_heading_candidates(root), headline)
+    """The first element of the page whose text repeats ``headline``, preferring headings that cover
+    more of it; None when none does."""
+    return anchor_heading(root, headline, [])[0]
 
 
 def anchor_heading(
