@@ -155,8 +155,8 @@ def _render(tasks: list[Task], args: argparse.Namespace) -> None:
 
 
 def _extract(task: Task) -> dict[str, Any]:
-    """One task's answer: ``source``, ``url``, the JSON fields, and ``output`` (what --output prints) —
-    or ``source`` and ``error``."""
+    """One task's answer: ``source``, ``url``, the JSON fields, and for text and Markdown ``output`` (what
+    --output prints) — or ``source`` and ``error``."""
     from ..api import InputError, extract_article, formatted, readable_html
     from ..pipeline import rebuild_html
 
@@ -166,10 +166,15 @@ def _extract(task: Task) -> dict[str, Any]:
         else:
             source = task.body if task.body is not None else Path(task.source).read_bytes()
         html = readable_html(source)
-        found = extract_article(html, task.url, rules=task.rules, page=task.page, mss_model=task.mss_model)
+        # the page's metadata (a second parse) only where it is printed: in JSON
+        found = extract_article(html, task.url, rules=task.rules, page=task.page, mss_model=task.mss_model,
+                                metadata=task.output == "json")
     except (InputError, OSError) as exc:
         return {"source": task.source, "error": str(exc)}
-    return {"source": task.source, **found.to_json(), "output": formatted(found, html, task.output)}
+    answer = {"source": task.source, **found.to_json()}
+    if task.output != "json":  # JSON prints the answer itself
+        answer["output"] = formatted(found, html, task.output)
+    return answer
 
 
 def _extract_all(tasks: list[Task], args: argparse.Namespace) -> Iterator[dict[str, Any]]:
@@ -193,7 +198,7 @@ def _print_one(answer: dict[str, Any], output: str) -> int:
     if "error" in answer:
         raise ValueError(f"{answer['source']}: {answer['error']}")
     if output == "json":
-        print(json.dumps({k: v for k, v in answer.items() if k != "output"}, ensure_ascii=False, indent=2))
+        print(json.dumps(answer, ensure_ascii=False, indent=2))
     else:
         print(answer["output"])
     print(f"sitewise extract: {_how(answer)}; {answer['words']} words", file=sys.stderr)
@@ -221,7 +226,7 @@ def _print_lines(answers: Iterable[dict[str, Any]], total: int, args: argparse.N
 
 def _line(answer: dict[str, Any], output: str) -> dict[str, Any]:
     if output == "json":
-        return {k: v for k, v in answer.items() if k != "output"}
+        return answer
     keys = ("source", "url", "method", "template", "fallback_reason")
     return {**{k: answer[k] for k in keys}, output: answer["output"]}
 
