@@ -12,7 +12,6 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Sequence
 
-from .compare_report import write_report
 from .comparison import (
     BASELINES,
     CHATTY_LOGGERS,
@@ -91,6 +90,8 @@ def run(args: argparse.Namespace) -> int:
             merged.merge(comparison)
             comparison = merged
         print(f"results: {comparison.save(args.results)}")
+    from .compare_report import write_report  # here: every sitewise command imports this module to build its parser
+
     report = write_report(comparison, args.docs)
     print_summary(comparison)
     print(f"report: {report}")

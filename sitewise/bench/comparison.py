@@ -342,8 +342,8 @@ def compare(
         log.info("%s done in %.0f s", spec.label, time.perf_counter() - started)
     if render_sample and any(available[n].needs_page for n in available):
         comparison.render = measure_rendering(specs, render_sample, workers)
-    comparison.runs[0]["finished"] = _now()
-    comparison.runs[0]["load_average_end"] = _load_average()
+    comparison.runs[0]["finished"] = now()
+    comparison.runs[0]["load_average_end"] = load_average()
     return comparison
 
 
@@ -428,7 +428,7 @@ def run_set(
             set_run.skipped[name] = f"failed on every page, e.g. {pages[0].error[:ERROR_CHARS]}"
             continue
         system = SystemRun(
-            name, system_version(name, sitewise_version), getattr(extractor, "call", ""), round(seconds, 2), _now(), run=0,
+            name, system_version(name, sitewise_version), getattr(extractor, "call", ""), round(seconds, 2), now(), run=0,
             options=system_options, result=EvalResult(name, spec.manifest, pages),
         )
         if extractor.per_site and spec.per_site and curve_sizes:
@@ -626,14 +626,14 @@ def environment(systems: Sequence[str], command: str) -> dict[str, Any]:
 
     return {
         "command": command,
-        "started": _now(),
+        "started": now(),
         "systems": list(systems),
         "machine": {
             "cpu": _cpu_model(),
             "cores": os.cpu_count(),
             "memory_gb": _memory_gb(),
             "os": platform.platform(),
-            "load_average_start": _load_average(),
+            "load_average_start": load_average(),
         },
         "python": platform.python_version(),
         "sitewise": f"{sitewise.__version__} ({_sitewise_version()})",
@@ -679,12 +679,14 @@ def _memory_gb() -> float | None:
     return None
 
 
-def _load_average() -> list[float] | None:
+def load_average() -> list[float] | None:
+    """The machine's 1, 5 and 15-minute load averages (None where the system does not tell)."""
     try:
         return [round(x, 2) for x in os.getloadavg()]
     except OSError:
         return None
 
 
-def _now() -> str:
+def now() -> str:
+    """The time now, as the reports write it."""
     return datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")

@@ -150,8 +150,7 @@ def keep_written_sections(previous: list[str], report: list[str]) -> list[str]:
     end: they are written by hand (from ``docs/benchmarks.md``'s peers), not measured here."""
     for heading in WRITTEN_SECTIONS:
         if heading in previous and heading not in report:
-            start = previous.index(heading)
-            end = next((i for i in range(start + 1, len(previous)) if previous[i].startswith("## ")), len(previous))
+            start, end = _section(previous, heading)
             report = [*report, *previous[start:end]]
             if report[-1]:
                 report.append("")
@@ -163,9 +162,14 @@ def replace_section(lines: list[str], heading: str, section: list[str]) -> list[
     by ``section``, or with ``section`` appended when there is none."""
     if heading not in lines:
         return [*lines, "", *section] if lines else list(section)
-    start = lines.index(heading)
-    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
+    start, end = _section(lines, heading)
     return [*lines[:start], *section, *lines[end:]]
+
+
+def _section(lines: list[str], heading: str) -> tuple[int, int]:
+    """Where the section under ``heading`` starts and ends (at the next ``## `` heading, or the end)."""
+    start = lines.index(heading)
+    return start, next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
 
 
 def _command_line(args: argparse.Namespace) -> str:

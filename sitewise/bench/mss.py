@@ -88,7 +88,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .comparison import CHATTY_LOGGERS, environment
+    from .comparison import CHATTY_LOGGERS, environment, load_average, now
 
     for name in CHATTY_LOGGERS:
         logging.getLogger(name).setLevel(logging.ERROR)
@@ -131,8 +131,7 @@ def run(args: argparse.Namespace) -> int:
             results += score_pages([(entry, spec.label) for entry in pages[spec.label]], model, systems)
 
     run_info.minutes = (time.perf_counter() - started) / 60
-    ending = environment(names, command)
-    run_info.finished, run_info.load_average_end = ending["started"], ending["machine"]["load_average_start"]
+    run_info.finished, run_info.load_average_end = now(), load_average()
     args.out.write_text(render(run_info, results), encoding="utf-8")
     print(summary_text(run_info, results))
     print(f"wrote {args.out}")
