@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from sitewise.nesting import MAX_NESTING_DEPTH, too_deep
 from sitewise.page import MAX_HTML_CHARS, Page, PageError, host_of
 from sitewise.pipeline import Article
 from sitewise.pipeline import find_article as pipeline_find_article
@@ -53,6 +54,9 @@ def extract_request(data: Any) -> dict[str, Any]:
         # page needs, as stored pages do.
         raise ApiError(413, "too_large", f"html has {len(html)} characters; at most {MAX_HTML_CHARS} are extracted",
                        field="html")
+    if html is not None and too_deep(html):
+        # the HTML5 parser's time grows with the square of the nesting (sitewise.nesting)
+        raise ApiError.bad_field("html", f"nests elements more than {MAX_NESTING_DEPTH:,} deep")
     url = data.get("url")
     if url is not None and not isinstance(url, str):
         raise ApiError.bad_field("url", "must be a string")

@@ -437,6 +437,7 @@ def test_extract_falls_back_to_mss_when_no_template_matches(client, store):
         ({"html": "<p>x</p>", "url": "nohost"}, "url"),
         ({"page": with_change(story_page(), "blocks.0.text", "")}, "page.blocks[0].text"),
         ({"page": with_change(story_page(), "blocks.1.box.top", "x")}, "page.blocks[1].box"),
+        ({"html": "<div>" * 20_000 + "words" + "</div>" * 20_000}, "html"),
     ],
 )
 def test_bad_extract_requests_are_refused(client, payload, field):
