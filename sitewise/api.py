@@ -129,17 +129,20 @@ def extract_article(
     page: "Page | None" = None,
     mss_model: str | None = None,
     metadata: bool = True,
+    site_rules: bool = False,
 ) -> Extracted:
     """:func:`extract`'s answer before it is formatted. ``page_html``: the page as :func:`readable_html`
     gives it (checked and decoded once, by the caller, who formats the answer from it too); ``page``: the
     page as collected (its blocks let rules apply to what the reader saw); ``mss_model``: a fallback model
     file instead of the configured one; ``metadata``: False leaves the page's title, author, date,
-    language, site name and description unread (None), and the heading unsplit from the body."""
+    language, site name and description unread (None), and the heading unsplit from the body;
+    ``site_rules``: ``rules`` is the rule set a store or server gave for this page's site (already
+    checked, and the site's own even when an administrator joined its domain to another)."""
     from .metadata import Metadata, read_metadata
     from .pipeline import find_article
 
     site = site_for(url)
-    rule_set, mismatch = _rules_for(rules, site)
+    rule_set, mismatch = (rules, "") if site_rules else _rules_for(rules, site)
     article = find_article(page, page_html, rule_set, mss_model=mss_model, url=url)
     if mismatch and article.method == "mss":
         article.fallback_reason = mismatch
@@ -249,7 +252,10 @@ def _rules_for(source: RulesSource, site: str | None) -> tuple[dict[str, Any] | 
     if source is None:
         return None, ""
     rules = load_rules(source, site)
-    if rules is not None and site is not None and site != "local" and rules.get("site") not in (None, site):
+    # A store or server answers for the page's site, under the name of the site an administrator may
+    # have joined its domain to; a rule set handed in may be any site's.
+    handed_in = isinstance(source, (dict, Path)) or (isinstance(source, str) and not _is_server(source))
+    if handed_in and rules is not None and site not in (None, "local") and rules.get("site") not in (None, site):
         return None, f"the rules are {rules['site']}'s, not {site}'s"
     return rules, ""
 
@@ -260,7 +266,7 @@ def load_rules(source: RulesSource, site: str | None = None) -> dict[str, Any] |
     that breaks the format (``docs/rules.md``), :class:`RulesUnavailable` when the server does not answer."""
     if source is None:
         return None
-    if isinstance(source, str) and source.startswith(("http://", "https://")):
+    if isinstance(source, str) and _is_server(source):
         return _validated(_fetch_rules(source, _needed_site(site)))
     if isinstance(source, (str, Path)):
         path = Path(source)
@@ -277,6 +283,10 @@ def load_rules(source: RulesSource, site: str | None = None) -> dict[str, Any] |
         # the site an administrator joined this domain to, if any
         return source.rules(source.site_key(_needed_site(site)))
     raise InputError(f"rules must be a rule set, a JSON file, a store or a server URL, not {type(source).__name__}")
+
+
+def _is_server(source: str) -> bool:
+    return source.startswith(("http://", "https://"))
 
 
 def _needed_site(site: str | None) -> str:

@@ -127,3 +127,20 @@ def test_learning_files_of_several_domains_needs_a_name_for_the_site(spread_site
     assert "name them one site with --site" in capsys.readouterr().err
     assert main(["learn", "--files", str(tmp_path), "--site", "gazette", "--out", str(tmp_path / "rules.out")]) == 0
     assert json.loads((tmp_path / "rules.out").read_text())["site"] == "gazette"
+
+
+def test_extract_with_a_store_uses_a_joined_domains_rules(store, spread_site, tmp_path, capsys):
+    import sitewise
+
+    train, test = spread_site
+    store.put_alias("gazettebusiness.com", "gazette.co.uk")
+    for page in train:
+        store.put_page(page)
+    assert learn_stored_site(store, "gazette.co.uk").stored
+    page, _ = next((page, sample) for page, sample in test if page.url.startswith("http://gazettebusiness.com"))
+    found = json.loads(sitewise.extract(page.html, url=page.url, rules=store, output="json"))
+    assert found["method"] == "rules", found["fallback_reason"]
+    # a rule set handed in for another site is still refused
+    other = json.loads(sitewise.extract(page.html, url="http://elsewhere.example/a", rules=store.rules("gazette.co.uk"),
+                                        output="json"))
+    assert other["method"] == "mss" and "not elsewhere.example's" in other["fallback_reason"]

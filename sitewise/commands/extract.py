@@ -62,6 +62,8 @@ class Task:
     mss_model: str | None
     body: bytes | None = None
     page: "Page | None" = None
+    #: ``rules`` came from the store or server for this page's site (not from --rules)
+    site_rules: bool = False
 
 
 def run(args: argparse.Namespace) -> int:
@@ -132,7 +134,7 @@ def _attach_rules(tasks: list[Task], args: argparse.Namespace) -> None:
 
                     store = open_store()
                 by_site[site] = load_rules(store, site)
-        task.rules = by_site[site]
+        task.rules, task.site_rules = by_site[site], not args.rules
 
 
 def _render(tasks: list[Task], args: argparse.Namespace) -> None:
@@ -168,7 +170,7 @@ def _extract(task: Task) -> dict[str, Any]:
         html = readable_html(source)
         # the page's metadata (a second parse) only where it is printed: in JSON
         found = extract_article(html, task.url, rules=task.rules, page=task.page, mss_model=task.mss_model,
-                                metadata=task.output == "json")
+                                metadata=task.output == "json", site_rules=task.site_rules)
     except (InputError, OSError) as exc:
         return {"source": task.source, "error": str(exc)}
     answer = {"source": task.source, **found.to_json()}
