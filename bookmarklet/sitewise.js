@@ -684,7 +684,6 @@
     return src.slice(0, at);
   }
 
-  // The same rule as sitewise.page.site_of: lower-cased host without port and one leading "www.".
   // The page's host (without one leading "www."): GET /rules/<host> serves the rules of the site it is
   // part of (its registrable domain, or the site an administrator joined it to), whose name the
   // upload's answer gives.

@@ -112,10 +112,11 @@ def url_path(url: str) -> str:
 
 @blueprint.get("/")
 def install() -> str:
+    base = public_base_url()
     return render_template(
         "install.html",
-        href=bookmarklet_href(public_base_url()),
-        server=public_base_url(),
+        href=bookmarklet_href(base),
+        server=base,
         site_count=len(services().store.sites()),
     )
 

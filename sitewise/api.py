@@ -177,19 +177,17 @@ def formatted(found: Extracted, html: str, output: Output) -> str:
 
 def readable_html(html: str | bytes) -> str:
     """The page as text, or :class:`InputError` saying why it is not one (empty, binary, too large)."""
-    if isinstance(html, (bytes, bytearray)):
-        _check_size(len(html))
-        from .manifest import decode_html
-
-        text = decode_html(bytes(html))  # first: a UTF-16 page's bytes are half NULs
-        _check_not_binary(text[:SNIFF_CHARS])
-    elif isinstance(html, str):
-        _check_size(len(html))
-        _check_not_binary(html[:SNIFF_CHARS])
+    if not isinstance(html, (str, bytes, bytearray)):
+        raise TypeError(f"html must be str or bytes, not {type(html).__name__}")
+    _check_size(len(html))
+    if isinstance(html, str):
         # Lone surrogates (from a mis-decoded file) cannot reach the parser, which reads UTF-8.
         text = html.encode("utf-8", errors="replace").decode("utf-8")
     else:
-        raise TypeError(f"html must be str or bytes, not {type(html).__name__}")
+        from .manifest import decode_html
+
+        text = decode_html(bytes(html))  # decoded before the binary check: a UTF-16 page's bytes are half NULs
+    _check_not_binary(text[:SNIFF_CHARS])
     if not text.strip():
         raise InputError("the page is empty")
     if too_deep(text):

