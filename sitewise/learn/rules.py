@@ -198,7 +198,7 @@ def drop_repeats(items: Sequence[T], text_of: Callable[[T], str], *, collapsed: 
     return out
 
 
-def _conclude(template: dict[str, Any], name: str, parts: Sequence[tuple[str, str]], **found: Any) -> Extraction:
+def _conclude(template: dict[str, Any], parts: Sequence[tuple[str, str]], **found: Any) -> Extraction:
     """The extraction of an article's (kind, line) parts: its text, its body and the verdict; the
     lines' words are counted only when captions are to be weighed against the rest of the body."""
     text = "\n".join(line for _, line in parts)
@@ -209,7 +209,7 @@ def _conclude(template: dict[str, Any], name: str, parts: Sequence[tuple[str, st
         body_words = sum(count_words(line) for kind, line in parts if kind == BODY)
         kinds = (BODY, CAPTION) if caption_words > body_words else (BODY,)
     body = "\n".join(line for kind, line in parts if kind in kinds)
-    return Extraction(text, name, confident, reason, body=body, **found)
+    return Extraction(text, template["name"], confident, reason, body=body, **found)
 
 
 def _judge(template: dict[str, Any], text: str, has_body: bool) -> tuple[bool, str]:
@@ -349,7 +349,7 @@ def _apply_to_blocks(templates: Sequence[dict[str, Any]], blocks: Sequence[Block
         return Extraction("", None, False, "no template matched")
     chosen = drop_repeats(TemplateMatcher(template).select(blocks), lambda part: blocks[part[0]].text)
     parts = [(kind, blocks[i].text) for i, kind in chosen]
-    return _conclude(template, template["name"], parts, blocks=[blocks[i] for i, _ in chosen])
+    return _conclude(template, parts, blocks=[blocks[i] for i, _ in chosen])
 
 
 # -- on HTML ----------------------------------------------------------------------------------------
@@ -364,7 +364,7 @@ def _apply_to_html(templates: Sequence[dict[str, Any]], html: str) -> Extraction
     if template is None:
         return Extraction("", None, False, "no template matched")
     elements, parts = _article_lines(tree, template)
-    return _conclude(template, template["name"], drop_repeats(parts, lambda part: part[1], collapsed=True), elements=elements)
+    return _conclude(template, drop_repeats(parts, lambda part: part[1], collapsed=True), elements=elements)
 
 
 def _article_lines(tree: Any, template: dict[str, Any]) -> tuple[list[Any], list[tuple[str, str]]]:
