@@ -31,6 +31,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
+from ..metrics import Summary
+
 log = logging.getLogger(__name__)
 
 #: Training pages per site for the learning curve (None = all).
@@ -110,7 +112,8 @@ class SiteScore:
 
 def _prf(scores: Sequence[Any]) -> str:
     """Mean precision, recall and F1 of per-page scores, as a report's table cells."""
-    return " | ".join(f"{statistics.fmean(getattr(s, name) for s in scores):.3f}" for name in ("precision", "recall", "f1"))
+    summary = Summary.of(scores)
+    return f"{summary.precision:.3f} | {summary.recall:.3f} | {summary.f1:.3f}"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -269,19 +272,17 @@ def accuracy_section(name: str, sites: dict[str, Site]) -> list[str]:
             row += f" {_prf(score.scores_fallback)} |"
         lines.append(row)
         print(row)
-    every = [page for s in scores for page in s.scores]
-    all_f1 = [page.f1 for page in every]
+    every = Summary.of([page for s in scores for page in s.scores])
     paths = sum((s.paths for s in scores), Counter())
-    precision, recall = (statistics.fmean(getattr(page, name) for page in every) for name in ("precision", "recall"))
     summary = (
-        f"**{name}: {len(scores)} sites, {len(all_f1)} test pages: mean F1 {statistics.fmean(all_f1):.3f} "
-        f"(P {precision:.3f}, R {recall:.3f}; mean of site means {statistics.fmean(statistics.fmean(s.f1) for s in scores):.3f}), "
-        f"median {statistics.median(all_f1):.3f}; paths: {_paths(paths)}.**"
+        f"**{name}: {len(scores)} sites, {every.pages} test pages: mean F1 {every.f1:.3f} "
+        f"(P {every.precision:.3f}, R {every.recall:.3f}; mean of site means {statistics.fmean(statistics.fmean(s.f1) for s in scores):.3f}), "
+        f"median {every.median_f1:.3f}; paths: {_paths(paths)}.**"
     )
     if fallback is not None:
-        with_fallback = [page for s in scores for page in s.scores_fallback]
-        p, r, f = (statistics.fmean(getattr(page, name) for page in with_fallback) for name in ("precision", "recall", "f1"))
-        summary += f" With the MSS fallback on pages the rules are not confident on: mean F1 {f:.3f} (P {p:.3f}, R {r:.3f})."
+        with_fallback = Summary.of([page for s in scores for page in s.scores_fallback])
+        summary += (f" With the MSS fallback on pages the rules are not confident on: mean F1 {with_fallback.f1:.3f} "
+                    f"(P {with_fallback.precision:.3f}, R {with_fallback.recall:.3f}).")
     lines += ["", summary, ""]
     if any(site in ORIGINAL for site in sites):
         lines += [ORIGINAL_NOTE, ""]

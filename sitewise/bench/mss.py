@@ -141,7 +141,9 @@ def run(args: argparse.Namespace) -> int:
 def command_line(args: argparse.Namespace) -> str:
     """The command that reproduces this run (options at their defaults left out)."""
     words = ["sitewise", "bench", "mss"]
-    defaults = {"data": DEFAULT_DATA, "folds": DEFAULT_FOLDS, "out": DEFAULT_OUT}
+    parser = argparse.ArgumentParser(add_help=False)
+    add_arguments(parser)
+    defaults = vars(parser.parse_args([]))
     for name in ("data", "folds", "limit", "model", "save_model", "out", *MODEL_SETTINGS):
         value = getattr(args, name)
         if value is not None and value != defaults.get(name):
