@@ -83,7 +83,8 @@ def upload_page() -> tuple[Response, int]:
     page = private_page(validate_page(read_json(request, svc.settings.max_page_bytes)), svc.url_params)
     contributor = None
     if not operator:
-        svc.site_quota.check(f"{client_id()}:{page.site}", f"pages for {page.site} today")
+        site = svc.store.site_key(page.url)  # the site it is stored under: joined domains share one quota
+        svc.site_quota.check(f"{client_id()}:{site}", f"pages for {site} today")
         svc.client_bytes.check_room(client_id(), "bytes stored today")
         svc.client_pages.check(client_id(), "pages today")
         contributor = contributor_tag(client_id(), svc.store.contributor_salt())

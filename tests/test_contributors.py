@@ -89,6 +89,17 @@ def upload(client, n: int, address: str = "198.51.100.7", **headers):
     return client.post("/api/pages", json=page(n).to_dict(), headers=headers, environ_base={"REMOTE_ADDR": address})
 
 
+def test_joined_domains_share_one_sites_quota(store, tmp_path):
+    store.put_alias("contrib-sister.test", SITE)
+    client = app_client(store, tmp_path)
+    assert upload(client, 1).status_code == 201
+    sister = page(2)
+    sister.url = "https://contrib-sister.test/story/2"
+    assert client.post("/api/pages", json=sister.to_dict(), environ_base={"REMOTE_ADDR": "198.51.100.7"}).status_code == 201
+    assert upload(client, 3).status_code == 429  # the quota of 2 is the joined site's, not each domain's
+    assert store.page_count(SITE) == 2
+
+
 def test_a_readers_upload_is_tagged_and_counts_against_the_quota(store, tmp_path):
     client = app_client(store, tmp_path)
     assert upload(client, 1).status_code == 201
