@@ -10,6 +10,16 @@ def test_script_and_style_contents_are_dropped_but_their_tails_kept():
     assert "script" not in tokens.tags and "style" not in tokens.tags
 
 
+def test_contents_a_browser_never_renders_are_dropped():
+    # an iframe's contents are raw text to an HTML5 parser (here an old ad script); a video's and a
+    # canvas's are the fallback for browsers without them; a datalist's are an input's options
+    tokens = tokenize("<html><body><p>story</p><iframe src='/ad'><SCRIPT>if (document.layers) "
+                      "{document.write('<SCR' + 'IPT src=/ad.js>')}</SCRIPT></iframe>"
+                      "<video><p>Your browser does not support video</p></video><canvas>No canvas</canvas>"
+                      "<datalist><option>Choice</option></datalist><audio>No audio</audio><p>end</p></body></html>")
+    assert [w for w in tokens.words if w] == ["story", "end"]
+
+
 def test_tags_open_and_close_and_unknown_tags_are_generic():
     tokens = tokenize("<html><body><newselement>story text</newselement><br></body></html>")
     assert "<UNKNOWN>" in tokens.features and "</UNKNOWN>" in tokens.features
