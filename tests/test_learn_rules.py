@@ -139,7 +139,7 @@ def test_a_malformed_block_selector_matches_nothing(page):
 # -- the HTML path, line by line ---------------------------------------------------------------------------
 
 #: One page with every case the HTML path handles: text that never counts (script, style, noscript,
-#: template, hidden and hidden inside hidden), inline elements merged into their line, <br> lines,
+#: template, an iframe's raw text, a video's fallback, a select's options, hidden and hidden inside hidden), inline elements merged into their line, <br> lines,
 #: whitespace, excludes, a heading inside an exclude, captions by tag and by class or id in any case
 #: (and one too deep to be one), repeats short and long, tables, lists, a second include element.
 EVERY_CASE_HTML = """<!DOCTYPE html><html><head><title>T</title><style>p{}</style><script>var a=1;</script></head><body>
@@ -148,6 +148,9 @@ EVERY_CASE_HTML = """<!DOCTYPE html><html><head><title>T</title><style>p{}</styl
  <noscript><p>Enable scripts to read this story in full.</p></noscript>
  <div hidden><p>The hidden teaser copy of the story, never shown.</p><div hidden><p>nested hidden</p></div></div>
  <template><p>template text never counts</p></template>
+ <iframe src="/ad"><script>document.write('<SCR' + 'IPT src=/ad.js>')</script></iframe>
+ <video src="v.mp4"><p>Your browser does not support the video tag.</p></video>
+ <select><option>Choose a section</option></select>
  <p>Record crowds came to the <a href="/x">river festival</a> on Saturday, <b>despite</b> the rain.</p>
  <div class="share-bar"><a>Facebook</a> <a>Twitter</a><p class="byline">Updated May 5, 2013</p></div>
  <figure><img src="a.jpg"><figcaption>Boats on the river at dawn. <span>Photo: Ada Brook</span></figcaption></figure>

@@ -31,8 +31,14 @@ from .selectors import Complex, SelectorError, Step, parse_path, parse_selector
 #: Bumped whenever a field of the rule set JSON changes meaning.
 RULES_FORMAT = 1
 
-#: Elements whose text is never article text (and is invisible in a rendered page).
-_NEVER_TEXT = "script, style, noscript, template, [hidden]"
+#: Elements whose text is never article text (and is invisible in a rendered page): the elements the
+#: collector skips (bookmarklet/collect.js ``UNRENDERED_TAGS``), so rules learned from rendered blocks
+#: meet the same text in raw HTML. An ``<iframe>``'s contents, for one, are raw text to an HTML5 parser
+#: (old pages wrote their ad scripts there).
+_NEVER_TEXT = (
+    "script, style, noscript, template, svg, iframe, frame, frameset, object, embed, canvas, audio, video, "
+    "select, datalist, textarea, [hidden]"
+)
 #: Elements that start a new line of output text: block-level by default in every browser.
 _BLOCK_TAGS = frozenset(
     "address article aside blockquote body dd details dialog div dl dt fieldset figcaption figure footer "
