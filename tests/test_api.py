@@ -100,7 +100,8 @@ def test_another_sites_rules_leave_the_page_to_the_fallback(sample_rules, story)
 
 def test_markdown_keeps_headings_quotes_and_lists():
     html = (
-        "<html><head><title>Harbor story</title></head><body><nav><a href='/'>Home</a></nav><article>"
+        "<html><head><title>Harbor story</title></head><body>"
+        "<nav><a href='/'>Home</a> <a href='/news'>News</a> <a href='/sport'>Sport</a></nav><article>"
         "<h1>Harbor story</h1>"
         f"<p>{'The harbor workers voted for a strike after the long talks with the port. ' * 3}</p>"
         "<h2>What the union says</h2>"
