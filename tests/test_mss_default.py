@@ -89,6 +89,15 @@ def test_title_heading_reads_named_elements_case_insensitively_and_skips_long_on
     assert heading is not None and heading.get("class") == "Post-Headline"
 
 
+def test_title_heading_folds_only_ascii_letters_of_names():
+    # "tıtle" (dotless ı) folds to "title" under Unicode case folding; the names were always matched with
+    # only ASCII letters folded, so it names no title
+    page = ("<html><head><title>Bridge to open in May | The Paper</title></head><body>"
+            "<div class='post-t\u0131tle'>Bridge to open in May</div><p>text</p></body></html>")
+    assert title_heading(parse_html(page), ["bridge", "to", "open", "in", "may"]) is None
+    assert title_heading(parse_html(page.replace("\u0131", "I")), ["bridge", "to", "open", "in", "may"]) is not None
+
+
 def test_title_heading_sees_a_second_html_element_left_beside_the_first():
     # libxml2 keeps a second <html> as a sibling of the root; the heading search has always looked there
     root = parse_html("<html><head><title>Bridge to open in May | The Paper</title></head><body><p>a</p>"
