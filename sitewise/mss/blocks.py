@@ -27,6 +27,7 @@ import math
 import re
 from dataclasses import dataclass
 from operator import itemgetter
+from typing import Mapping
 from urllib.parse import urlsplit
 
 import numpy as np
@@ -38,6 +39,7 @@ from .clean import HIDDEN_STYLE
 from .scorers import LineScorer, word_facts
 from .search import anchored, max_subsequence
 from .tokenize import OPEN, WORD, TokenSequence
+from .wordsets import WordSets
 
 #: Tags that can own a line, one column each (anything else shares "other").
 OWNER_TAGS = (
@@ -50,28 +52,34 @@ ANCESTOR_TAGS = (
     "article", "main", "aside", "nav", "footer", "header", "form", "li", "table", "figure", "blockquote",
     "pre", "section", "dl", "button", "label", "h1", "h2", "h3", "a", "noscript",
 )
-#: Kinds of id/class names (matched on word parts of the lower-cased names): the distance up to the
-#: nearest element so named is a feature per kind.
-NAME_KINDS: tuple[tuple[str, str], ...] = (
-    ("nav", r"nav|menu|breadcrumb|pagination|pager|toolbar|skip"),
-    ("side", r"sidebar|side-bar|aside|widget|rail|secondary"),
-    ("social", r"share|sharing|social|follow|facebook|twitter|whatsapp"),
-    ("comment", r"comment|disqus|respond|replies"),
-    ("related", r"related|recommend|popular|trending|teaser|promo|more-|also|read-next|next-post"),
-    ("ad", r"(?:^|[-_])ads?(?:$|[-_\d])|advert|sponsor|banner|dfp|outbrain|taboola|gpt"),
-    ("footer", r"footer|copyright|legal|colophon"),
-    ("header", r"header|masthead|topbar|navbar|top-bar|site-title|logo|brand"),
-    ("content", r"content|article|post|entry|story|body|text|main|prose|blog"),
-    ("meta", r"author|byline|date|time|meta|info|tags?(?:$|[-_])|categor|dateline|published"),
-    ("caption", r"caption|credit|figure|gallery|photo|image|img|media|video"),
-    ("subscribe", r"newsletter|subscri|signup|sign-up|login|register|cookie|consent|modal|popup|overlay|gdpr|cta"),
-    ("title", r"title|headline|heading"),
-    ("product", r"product|price|descri|spec|detail|feature|review|rating|cart|buy"),
-    ("forum", r"forum|thread|message|topic|reply|answer|question|discussion|postbody|post-body|bbcode"),
-    ("hidden", r"hidden|sr-only|visually-hidden|screen-reader|offscreen"),
-    ("list", r"list|grid|card|item|tile|result|feed|archive"),
-    ("doc", r"doc|markdown|rst|highlight|code|api|reference|manual|wiki"),
+#: Kinds of id/class names, by the words their lower-cased names hold (anywhere: "site-nav", "navbar"):
+#: the distance up to the nearest element so named is a feature per kind.
+NAME_KINDS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("nav", ("nav", "menu", "breadcrumb", "pagination", "pager", "toolbar", "skip")),
+    ("side", ("sidebar", "side-bar", "aside", "widget", "rail", "secondary")),
+    ("social", ("share", "sharing", "social", "follow", "facebook", "twitter", "whatsapp")),
+    ("comment", ("comment", "disqus", "respond", "replies")),
+    ("related", ("related", "recommend", "popular", "trending", "teaser", "promo", "more-", "also", "read-next",
+                 "next-post")),
+    ("ad", ("advert", "sponsor", "banner", "dfp", "outbrain", "taboola", "gpt")),
+    ("footer", ("footer", "copyright", "legal", "colophon")),
+    ("header", ("header", "masthead", "topbar", "navbar", "top-bar", "site-title", "logo", "brand")),
+    ("content", ("content", "article", "post", "entry", "story", "body", "text", "main", "prose", "blog")),
+    ("meta", ("author", "byline", "date", "time", "meta", "info", "categor", "dateline", "published")),
+    ("caption", ("caption", "credit", "figure", "gallery", "photo", "image", "img", "media", "video")),
+    ("subscribe", ("newsletter", "subscri", "signup", "sign-up", "login", "register", "cookie", "consent", "modal",
+                   "popup", "overlay", "gdpr", "cta")),
+    ("title", ("title", "headline", "heading")),
+    ("product", ("product", "price", "descri", "spec", "detail", "feature", "review", "rating", "cart", "buy")),
+    ("forum", ("forum", "thread", "message", "topic", "reply", "answer", "question", "discussion", "postbody",
+               "post-body", "bbcode")),
+    ("hidden", ("hidden", "sr-only", "visually-hidden", "screen-reader", "offscreen")),
+    ("list", ("list", "grid", "card", "item", "tile", "result", "feed", "archive")),
+    ("doc", ("doc", "markdown", "rst", "highlight", "code", "api", "reference", "manual", "wiki")),
 )
+#: Words of a kind too short to count anywhere in a name: only at its start or end or beside a - or _
+#: ("ad" is in "header" and "shadow", "tag" in "stage").
+NAME_KIND_PATTERNS = {"ad": r"(?:^|[-_])ads?(?:$|[-_\d])", "meta": r"tags?(?:$|[-_])"}
 #: ARIA roles and ``itemprop`` values, grouped.
 ROLE_KINDS: tuple[tuple[str, frozenset[str]], ...] = (
     ("role_furniture", frozenset({"navigation", "banner", "contentinfo", "complementary", "menu", "menubar",
@@ -102,7 +110,7 @@ WINDOWS = (2, 6)
 #: Signed distance to the title heading is clipped here (lines).
 MAX_TITLE_DISTANCE = 200
 
-_NAME_PATTERNS = tuple(re.compile(pattern) for _, pattern in NAME_KINDS)
+_NAME_WORDS = WordSets(dict(NAME_KINDS), NAME_KIND_PATTERNS)
 _SENTENCE_END = frozenset(".!?。！？")
 _COMMA = frozenset({","})
 
@@ -501,34 +509,38 @@ def _element_facts(element: etree._Element, memo: dict, siblings: dict) -> _Elem
         column = _ANCESTOR_COLUMN.get(tag)
         if column is not None and not flags[column]:
             flags = flags[:column] + (1,) + flags[column + 1:]
-        kinds = _own_kinds(node)
+        # its attributes read at once: one lxml call instead of one per name looked up
+        attributes = dict(node.items())
+        kinds = _own_kinds(attributes)
         if kinds:
             found = list(seen_at)
             for kind in kinds:
                 found[kind] = depth
             seen_at = tuple(found)
-        repeats = (_sibling_repeats(node, tag, parent, siblings), repeats[0], repeats[1])
+        key = (tag, attributes.get("class") or "")
+        repeats = (_sibling_repeats(node, key, parent, siblings), repeats[0], repeats[1])
         facts = memo[node] = (flags, seen_at, depth, repeats)
         parent = node
     return facts
 
 
-def _sibling_repeats(element: etree._Element, tag: str, parent: etree._Element | None, siblings: dict) -> int:
-    """How many of an element's siblings (itself included) share its tag and class (0 at the root): the
-    items of a listing, the posts of a thread and the cards of a collection repeat one structure; a
-    paragraph among paragraphs repeats too, a lone sidebar box does not."""
+def _sibling_repeats(element: etree._Element, key: tuple[str, str], parent: etree._Element | None,
+                     siblings: dict) -> int:
+    """How many of an element's siblings (itself included) share its ``key``, its tag and class (0 at the
+    root): the items of a listing, the posts of a thread and the cards of a collection repeat one
+    structure; a paragraph among paragraphs repeats too, a lone sidebar box does not."""
     if parent is None:
         return 0
-    # an only child repeats once; asked of its neighbours, not len(parent), which walks all the children
-    if element.getprevious() is None and element.getnext() is None:
-        return 1
     keys = siblings.get(parent)
     if keys is None:
+        # an only child repeats once; asked of its neighbours, not len(parent), which walks all the children
+        if element.getprevious() is None and element.getnext() is None:
+            return 1
         keys = siblings[parent] = {}
         for child in parent:
-            key = (_tag_of(child), child.get("class") or "")
-            keys[key] = keys.get(key, 0) + 1
-    return keys.get((tag, element.get("class") or ""), 0)
+            child_key = (_tag_of(child), child.get("class") or "")
+            keys[child_key] = keys.get(child_key, 0) + 1
+    return keys.get(key, 0)
 
 
 def _tag_of(element: etree._Element | None) -> str:
@@ -545,23 +557,25 @@ _OWNER_COLUMN = {t: i for i, t in enumerate(OWNER_TAGS)}
 _HIDDEN_COLUMN = len(NAME_KINDS) + len(ROLE_KINDS) - 1
 
 
-def _own_kinds(element: etree._Element) -> tuple[int, ...]:
-    """Column indices (into the name and role kinds) an element's own attributes name."""
-    get = element.get
+def _own_kinds(attributes: dict[str, str]) -> tuple[int, ...]:
+    """Column indices (into the name and role kinds) an element's own ``attributes`` name."""
+    if not attributes:
+        return ()
+    get = attributes.get
     ident, names, role, itemprop = get("id"), get("class"), get("role"), get("itemprop")
     found = _name_kinds(f"{ident or ''} {names or ''}".strip().lower()) if ident or names else ()
     if role or itemprop:
         role, itemprop = (role or "").lower(), (itemprop or "").lower()
         found += tuple(len(NAME_KINDS) + i for i, (_, members) in enumerate(ROLE_KINDS)
                        if role in members or itemprop in members)
-    if is_hidden(element):
+    if is_hidden(attributes):
         found += (_HIDDEN_COLUMN,)
     return found
 
 
-def is_hidden(element: etree._Element) -> bool:
-    """Whether an element's own attributes hide it."""
-    get = element.get
+def is_hidden(attributes: Mapping[str, str]) -> bool:
+    """Whether an element's own ``attributes`` (a dict of them, or its ``attrib``) hide it."""
+    get = attributes.get
     if get("hidden") is not None or (get("aria-hidden") or "").lower() == "true":
         return True
     style = get("style")
@@ -576,7 +590,7 @@ MAX_CACHED_NAMES = 100_000
 def _name_kinds(names: str) -> tuple[int, ...]:
     found = _NAME_CACHE.get(names)
     if found is None:
-        found = tuple(i for i, pattern in enumerate(_NAME_PATTERNS) if pattern.search(names))
+        found = _NAME_WORDS.found(names)
         if len(_NAME_CACHE) < MAX_CACHED_NAMES:
             _NAME_CACHE[names] = found
     return found
