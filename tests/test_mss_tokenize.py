@@ -10,6 +10,16 @@ def test_script_and_style_contents_are_dropped_but_their_tails_kept():
     assert "script" not in tokens.tags and "style" not in tokens.tags
 
 
+def test_nested_dropped_elements_are_skipped_whole_and_lines_stay_in_step():
+    tokens = tokenize("<html><body><div>one<svg><g><text>drawn</text></g><title>icon</title></svg>two"
+                      "<select><option>pick</option></select><p>three</p></div><p>four</p></body></html>")
+    assert [w for w in tokens.words if w] == ["one", "two", "three", "four"]
+    assert not {"svg", "g", "text", "select", "option"} & set(tokens.tags)
+    word_lines = {w: line for w, line in zip(tokens.words, tokens.lines.tolist()) if w}
+    assert word_lines["one"] == word_lines["two"] < word_lines["three"] < word_lines["four"]
+    assert tokens.kinds[tokens.closes[tokens.tags.index("div")]] == CLOSE
+
+
 def test_tags_open_and_close_and_unknown_tags_are_generic():
     tokens = tokenize("<html><body><newselement>story text</newselement><br></body></html>")
     assert "<UNKNOWN>" in tokens.features and "</UNKNOWN>" in tokens.features

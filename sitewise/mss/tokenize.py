@@ -309,15 +309,17 @@ class _Builder:
         stack: list[tuple[str, int, bool, etree._Element | None]] = [("", -1, False, None)]
         # open block elements: (index of the OPEN token, element)
         blocks: list[tuple[int, etree._Element]] = []
-        skip_depth = 0  # > 0 while inside an element whose contents are dropped
-        for event, element in etree.iterwalk(root, events=("start", "end")):
+        walker = etree.iterwalk(root, events=("start", "end"))
+        dropped = False  # True from the start of an element whose contents are dropped to its end
+        for event, element in walker:
             if event == "start":
                 tag = element.tag
                 if not isinstance(tag, str):  # comments and processing instructions: only their tail counts
                     continue
                 tag = _local_name(tag)
-                if skip_depth or tag in DROPPED_CONTENT:
-                    skip_depth += 1
+                if tag in DROPPED_CONTENT:
+                    walker.skip_subtree()  # its contents are never walked: its end is the next event
+                    dropped = True
                     continue
                 # the OPEN token
                 if tag in BLOCK_TAGS:
@@ -341,11 +343,8 @@ class _Builder:
                 if tag in BLOCK_TAGS:
                     blocks.append((index, element))
                 text = element.text
-            elif skip_depth:
-                if isinstance(element.tag, str):
-                    skip_depth -= 1
-                if skip_depth:
-                    continue
+            elif dropped:
+                dropped = False
                 text = element.tail  # the dropped element's own tail is page text again
             else:
                 # an element on the stack closes (void elements, comments and processing instructions
