@@ -127,6 +127,15 @@ def test_closing_lines_are_whole_line_section_headings(line, closes):
     assert bool(closing_lines(tokens).size) == closes
 
 
+def test_closing_lines_give_the_first_word_token_of_each_such_line():
+    tokens = tokenize(f"<html><body><p>{PROSE_LINE}</p><h3><span>12</span> <em>Comments</em></h3><p>{PROSE_LINE}</p>"
+                      "<h4>Related posts</h4><p>Teaser</p></body></html>")
+    found = closing_lines(tokens).tolist()
+    assert [tokens.words[i] for i in found] == ["12", "Related"]
+    assert closing_lines(tokens).dtype == np.int64
+    assert closing_lines(tokenize("")).size == 0 and closing_lines(tokenize("<p></p>")).size == 0
+
+
 def test_a_linked_comment_count_is_not_a_boundary():
     tokens = tokenize(f"<html><body><p>{PROSE_LINE}</p><div><a href='#comments'>12 Comments</a></div></body></html>")
     assert closing_lines(tokens).size == 0
