@@ -307,8 +307,8 @@ class _Builder:
         line = 0
         # open elements: (tag, index of the OPEN token, inside a link, element)
         stack: list[tuple[str, int, bool, etree._Element | None]] = [("", -1, False, None)]
-        # open block elements: (index of the OPEN token, element)
-        blocks: list[tuple[int, etree._Element]] = []
+        # the OPEN token indices of the open block elements (their elements are in ``opened``)
+        blocks: list[int] = []
         walker = etree.iterwalk(root, events=("start", "end"))
         dropped = False  # True from the start of an element whose contents are dropped to its end
         for event, element in walker:
@@ -341,7 +341,7 @@ class _Builder:
                     continue
                 stack.append((tag, index, in_link, element))
                 if tag in BLOCK_TAGS:
-                    blocks.append((index, element))
+                    blocks.append(index)
                 text = element.text
             elif dropped:
                 dropped = False
@@ -351,7 +351,7 @@ class _Builder:
                 # were never put there: only their tail follows)
                 if element is stack[-1][3]:
                     tag, index, in_link, _ = stack.pop()
-                    if blocks and blocks[-1][0] == index:
+                    if blocks and blocks[-1] == index:
                         blocks.pop()
                     closes[index] = len(kinds)
                     kinds.append(CLOSE)
@@ -370,8 +370,8 @@ class _Builder:
             found = find_tokens(text)
             n = len(found)
             if line not in line_blocks:
-                line_blocks[line] = tuple(index for index, _ in blocks)
-                line_owners[line] = blocks[-1][1] if blocks else None
+                line_blocks[line] = tuple(blocks)
+                line_owners[line] = opened[blocks[-1]][1] if blocks else None
             _, scope, in_link, _ = stack[-1]
             kinds.extend([WORD] * n)
             tags.extend([""] * n)
