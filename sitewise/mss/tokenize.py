@@ -242,7 +242,7 @@ def parse_html(html: str | bytes) -> etree._Element | None:
         # An unclosed <title> swallows the rest of the page as its text; drop the opening tag instead.
         if _TITLE_OPEN.search(html) and not _TITLE_CLOSE.search(html):
             html = _TITLE_OPEN.sub("", html, count=1)
-    if not (html.strip() if isinstance(html, (str, bytes)) else html):
+    if not html or (isinstance(html, (str, bytes)) and html.isspace()):
         return None
     try:
         return etree.fromstring(html, _PARSER)
