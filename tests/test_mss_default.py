@@ -5,7 +5,7 @@ import pytest
 
 from sitewise.mss import MSS
 from sitewise.mss.boundaries import closing_lines
-from sitewise.mss.scorers import BOILERPLATE, PROSE, SHORT, BaselineScorer, LineScorer
+from sitewise.mss.scorers import BOILERPLATE, PROSE, SHORT, BaselineScorer, LineScorer, word_facts
 from sitewise.mss.search import best_run_through, max_subsequence
 from sitewise.mss.title import headline_alternatives, page_headline, title_heading
 from sitewise.mss.tokenize import parse_html, tokenize
@@ -47,6 +47,15 @@ def test_line_scorer_scores_prose_words_up_and_menu_words_down():
     assert scores[words[-1]] == LineScorer.PROSE_WORD
     assert scores[tokens.tags.index("a")] == LineScorer.INLINE_TAG
     assert scores[tokens.tags.index("ul")] == LineScorer.BLOCK_TAG
+
+
+def test_word_facts_flag_every_copyright_word_and_sign():
+    tokens = tokenize("<html><body><p>Copyright notes</p><p>copyrighted work, © 2024 COPYRIGHT</p>"
+                      "<p>copyright</p></body></html>")
+    facts = word_facts(tokens)
+    assert [w for w, flag in zip(facts.words, facts.copyright_word) if flag] == ["Copyright", "COPYRIGHT", "copyright"]
+    assert [w for w, flag in zip(facts.words, facts.copyright_sign) if flag] == ["©"]
+    assert word_facts(tokenize("<p>none here</p>")).copyright_word.tolist() == [False, False]
 
 
 def test_a_page_in_a_language_without_stop_words_is_judged_by_length_and_links():

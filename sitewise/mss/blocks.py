@@ -112,6 +112,7 @@ MAX_TITLE_DISTANCE = 200
 
 _NAME_WORDS = WordSets(dict(NAME_KINDS), NAME_KIND_PATTERNS)
 _SENTENCE_END = frozenset(".!?。！？")
+_HEADING_TAGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 _COMMA = frozenset({","})
 
 
@@ -365,7 +366,7 @@ class _Describer:
                 c[name] = self.count(found & self.alnum) / np.maximum(self.block_words, 1)
             else:
                 c[name] = np.full(n, -1.0)
-        heading = np.isin(np.asarray(self.owner_tags, dtype=object), ("h1", "h2", "h3", "h4", "h5", "h6"))
+        heading = np.fromiter(map(_HEADING_TAGS.__contains__, self.owner_tags), bool, n)
         c["heading_before"] = np.r_[0.0, heading[:-1].astype(np.float64)]
         # lines that open what follows an article ("12 Comments", "Related posts"): what comes after one
         # is a comment thread or teasers on an article page, the answers on a forum page
