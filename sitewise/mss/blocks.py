@@ -318,9 +318,12 @@ class _Describer:
         siblings: dict[etree._Element, dict[tuple[str, str], int]] = {}
         facts = [_ROOT_FACTS if element is None else _element_facts(element, memo, siblings) for element in owners]
         # the per-element facts are plain tuples; one array per kind of fact, built once for all rows
-        flags, seen_at, depth, repeats = (np.array(column, dtype=np.float64) for column in zip(*facts))
+        masks, seen_at, depth, repeats = zip(*facts)
+        seen_at, depth, repeats = (np.array(column, dtype=np.float64) for column in (seen_at, depth, repeats))
+        flags = ((np.array(masks)[:, None] >> np.arange(len(ANCESTOR_TAGS))) & 1).astype(np.float64)
+        self.owner_tags = [_tag_of(element) for element in owners]
         owner_tag = np.zeros((n, len(OWNER_TAGS) + 1))
-        owner_tag[np.arange(n), [_OWNER_COLUMN.get(_tag_of(element), -1) for element in owners]] = 1
+        owner_tag[np.arange(n), [_OWNER_COLUMN.get(tag, -1) for tag in self.owner_tags]] = 1
         names = np.minimum(depth[:, None] - seen_at, FAR)
         line_blocks = self.tokens.line_blocks
         for i, t in enumerate(OWNER_TAGS):
@@ -336,7 +339,6 @@ class _Describer:
             c[f"name_{kind}"] = names[:, i]
         for i, (kind, _) in enumerate(ROLE_KINDS):
             c[kind] = names[:, len(NAME_KINDS) + i]
-        self.owner_tags = [getattr(element, "tag", "") for element in owners]
 
     # -- position and the title -----------------------------------------------------------------------
 
@@ -486,10 +488,11 @@ def _window_mean(values: np.ndarray, half: int) -> np.ndarray:
     return (prefix[end] - prefix[start]) / (end - start)
 
 
-#: What :meth:`_Describer.dom` reads of a block's owning element: (ancestor-tag flags, the depth at
-#: which the nearest element of each name/role kind sits, its own depth, how often it, its parent and
-#: its grandparent repeat among their siblings). The distance up to a kind is its depth less that one.
-_ElementFacts = tuple[tuple[int, ...], tuple[int, ...], int, tuple[int, int, int]]
+#: What :meth:`_Describer.dom` reads of a block's owning element: (which :data:`ANCESTOR_TAGS` it or an
+#: ancestor has, bit ``i`` for tag ``i``; the depth at which the nearest element of each name/role kind
+#: sits; its own depth; how often it, its parent and its grandparent repeat among their siblings). The
+#: distance up to a kind is its depth less that one.
+_ElementFacts = tuple[int, tuple[int, ...], int, tuple[int, int, int]]
 
 
 def _element_facts(element: etree._Element, memo: dict, siblings: dict) -> _ElementFacts:
@@ -508,8 +511,8 @@ def _element_facts(element: etree._Element, memo: dict, siblings: dict) -> _Elem
         depth += 1
         tag = _tag_of(node)
         column = _ANCESTOR_COLUMN.get(tag)
-        if column is not None and not flags[column]:
-            flags = flags[:column] + (1,) + flags[column + 1:]
+        if column is not None:
+            flags |= 1 << column
         # its attributes read at once: one lxml call instead of one per name looked up
         attributes = dict(node.items())
         kinds = _own_kinds(attributes)
@@ -552,7 +555,7 @@ def _tag_of(element: etree._Element | None) -> str:
 
 #: The facts above the root: no ancestors, no kind ever seen (its depth far enough up that the distance
 #: is at least :data:`FAR` from any element), depth 0, no repeats.
-_ROOT_FACTS: _ElementFacts = ((0,) * len(ANCESTOR_TAGS), (-FAR,) * (len(NAME_KINDS) + len(ROLE_KINDS)), 0, (0, 0, 0))
+_ROOT_FACTS: _ElementFacts = (0, (-FAR,) * (len(NAME_KINDS) + len(ROLE_KINDS)), 0, (0, 0, 0))
 _ANCESTOR_COLUMN = {t: i for i, t in enumerate(ANCESTOR_TAGS)}
 _OWNER_COLUMN = {t: i for i, t in enumerate(OWNER_TAGS)}
 _HIDDEN_COLUMN = len(NAME_KINDS) + len(ROLE_KINDS) - 1
