@@ -1,4 +1,7 @@
 """The MSS tokenizer: tags, words and symbols as the paper defines them."""
+import pytest
+from lxml import etree
+
 from sitewise.mss.tokenize import CLOSE, OPEN, WORD, parse_html, tokenize, word_token
 
 
@@ -74,3 +77,23 @@ def test_tag_tokens_have_their_parents_tag_and_their_own_context():
     assert tokens.parents[token(OPEN, "br")] == "li" and tokens.contexts[token(OPEN, "br")] == "menu"
     assert tokens.parents[token(OPEN, "p")] == "body" and tokens.contexts[token(OPEN, "p")] == ""
     assert tokens.parents[tokens.words.index("c")] == "p" and tokens.contexts[tokens.words.index("c")] == ""
+
+
+def _as_lxml_reads_the_str(html: str):
+    try:
+        return etree.tostring(etree.fromstring(html, etree.HTMLParser(remove_comments=True, remove_pis=True)))
+    except ValueError:  # lxml refuses a str that declares an encoding
+        return None
+
+
+@pytest.mark.parametrize("html", [
+    "<html><body><p>caf\xe9 \u4e2d\u6587 \U0001F600 \x93quoted\x94</p></body></html>",  # UCS-4 text, C1 controls
+    "<p>caf\xe9 au lait</p>",  # Latin-1 text
+    "\ufeff<p>after a byte order mark</p>",
+    "<html><head><meta charset='iso-8859-1'></head><body><p>caf\xe9 \u20ac</p></body></html>",  # says another
+    "<p>caf\udce9 lone surrogate</p>",  # cannot be UTF-8: handed over as str
+    '<?xml version="1.0" encoding="utf-8" <p>unterminated declaration</p>',  # refused as str, as before
+])
+def test_a_str_page_parses_as_lxml_reads_the_str(html):
+    root = parse_html(html)
+    assert (None if root is None else etree.tostring(root)) == _as_lxml_reads_the_str(html)
