@@ -252,7 +252,10 @@ class _Describer:
         self.neighbours()
         self.containers()
         self.page()
-        matrix = np.column_stack([self.columns[name] for name in FEATURE_NAMES])
+        # filled column by column (np.column_stack makes each a 2-D array first: twice the cost)
+        matrix = np.empty((self.n, len(FEATURE_NAMES)))
+        for i, name in enumerate(FEATURE_NAMES):
+            matrix[:, i] = self.columns[name]
         return self.lines.astype(np.int64), matrix
 
     # -- text and links -------------------------------------------------------------------------------
@@ -263,7 +266,7 @@ class _Describer:
         2007-2012, as two features the model weighs against the rest."""
         tokens = self.tokens
         scorer = LineScorer()
-        first_word = self.word_index[np.r_[0, np.flatnonzero(np.diff(self.block_of_word)) + 1]]
+        first_word = self.word_index[np.concatenate(([0], np.flatnonzero(np.diff(self.block_of_word)) + 1))]
         self.columns["line_class"] = scorer.line_classes(tokens)[tokens.lines[first_word]].astype(np.float64)
         scores = scorer.score(tokens)
         scores[self.closing_tokens] += BOUNDARY_SCORE
@@ -303,7 +306,7 @@ class _Describer:
         is_link = np.fromiter(map("a".__eq__, map(tokens.tags.__getitem__, opens.tolist())), bool, opens.size)
         c["links_per_word"] = np.bincount(open_lines[valid & is_link], minlength=self.n) / np.maximum(words, 1)
         c["inline_tags_per_word"] = np.bincount(open_lines[valid], minlength=self.n) / np.maximum(words, 1)
-        last_word = np.r_[np.flatnonzero(np.diff(self.block_of_word)), len(self.words) - 1]
+        last_word = np.concatenate((np.flatnonzero(np.diff(self.block_of_word)), [len(self.words) - 1]))
         c["ends_sentence"] = ends[last_word].astype(np.float64)
         c["copyright"] = (self.count(self.facts.copyright_sign | self.facts.copyright_word) > 0).astype(np.float64)
 
@@ -369,7 +372,7 @@ class _Describer:
             else:
                 c[name] = np.full(n, -1.0)
         heading = np.fromiter(map(_HEADING_TAGS.__contains__, self.owner_tags), bool, n)
-        c["heading_before"] = np.r_[0.0, heading[:-1].astype(np.float64)]
+        c["heading_before"] = np.concatenate(([0.0], heading[:-1]))
         # lines that open what follows an article ("12 Comments", "Related posts"): what comes after one
         # is a comment thread or teasers on an article page, the answers on a forum page
         closing = np.zeros(n)
@@ -391,8 +394,8 @@ class _Describer:
             c[f"{side}_words"] = _shifted(words, shift, -1.0)
             c[f"{side}_link_share"] = _shifted(link, shift, -1.0)
             c[f"{side}_stop_share"] = _shifted(stop, shift, -1.0)
-        c["prev_same_owner_tag"] = np.r_[0.0, same]
-        c["next_same_owner_tag"] = np.r_[same, 0.0]
+        c["prev_same_owner_tag"] = np.concatenate(([0.0], same))
+        c["next_same_owner_tag"] = np.concatenate((same, [0.0]))
         prose = ((stop >= 0.25) & (self.block_words >= 10) & (link < 0.5)).astype(np.float64)
         for w in WINDOWS:
             c[f"win{w}_words"] = _window_mean(words, w)
@@ -414,7 +417,7 @@ class _Describer:
         word_flag[self.word_index[self.alnum] + 1] = 1
         link_flag[self.word_index[self.alnum & self.in_link] + 1] = 1
         stop_flag[self.word_index[self.alnum & self.stop] + 1] = 1
-        first_word = np.r_[0, np.flatnonzero(np.diff(self.block_of_word)) + 1]
+        first_word = np.concatenate(([0], np.flatnonzero(np.diff(self.block_of_word)) + 1))
         line_start[self.word_index[first_word] + 1] = 1
         prefix = {k: np.cumsum(v) for k, v in
                   (("words", word_flag), ("links", link_flag), ("stop", stop_flag), ("lines", line_start))}
@@ -481,7 +484,7 @@ def _shifted(values: np.ndarray, shift: int, fill: float) -> np.ndarray:
 
 def _window_mean(values: np.ndarray, half: int) -> np.ndarray:
     """Mean of ``values`` over each row's window of ``half`` rows either side (fewer at the edges)."""
-    prefix = np.r_[0.0, np.cumsum(values)]
+    prefix = np.concatenate(([0.0], np.cumsum(values)))
     index = np.arange(values.size)
     start = np.maximum(index - half, 0)
     end = np.minimum(index + half + 1, values.size)
