@@ -56,6 +56,8 @@ def test_word_facts_flag_every_copyright_word_and_sign():
     assert [w for w, flag in zip(facts.words, facts.copyright_word) if flag] == ["Copyright", "COPYRIGHT", "copyright"]
     assert [w for w, flag in zip(facts.words, facts.copyright_sign) if flag] == ["©"]
     assert word_facts(tokenize("<p>none here</p>")).copyright_word.tolist() == [False, False]
+    assert facts.words == [tokens.words[i] for i in facts.index.tolist()] == [
+        "Copyright", "notes", "copyrighted", "work", ",", "©", "2024", "COPYRIGHT", "copyright"]
 
 
 def test_a_page_in_a_language_without_stop_words_is_judged_by_length_and_links():

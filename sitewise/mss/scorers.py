@@ -192,7 +192,7 @@ def word_facts(tokens: TokenSequence) -> WordFacts:
     found = tokens.memo.get("word_facts")
     if found is None:
         index = np.flatnonzero(tokens.kinds == WORD)
-        words = [tokens.words[i] for i in index.tolist()]
+        words = list(filter(None, tokens.words))  # tag tokens are the empty ones (a word token never is)
         lowered = list(map(str.lower, words))
         stop_list = stop_words(tokens.lang or None)
         # C-level maps over the words: this runs on every page
