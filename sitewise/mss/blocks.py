@@ -24,10 +24,9 @@ from __future__ import annotations
 import functools
 import json
 import math
-import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from operator import itemgetter
-from typing import Mapping
 from urllib.parse import urlsplit
 
 import numpy as np
