@@ -181,19 +181,29 @@ def readable_html(html: str | bytes) -> str:
         raise TypeError(f"html must be str or bytes, not {type(html).__name__}")
     _check_size(len(html))
     if isinstance(html, str):
-        # Lone surrogates (from a mis-decoded file) cannot reach the parser, which reads UTF-8.
-        text = html.encode("utf-8", errors="replace").decode("utf-8")
+        text = _without_lone_surrogates(html)
     else:
         from .manifest import decode_html
 
         text = decode_html(bytes(html))  # decoded before the binary check: a UTF-16 page's bytes are half NULs
     _check_not_binary(text[:SNIFF_CHARS])
-    if not text.strip():
+    if not text or text.isspace():  # (not text.strip(): that copies the page to find out)
         raise InputError("the page is empty")
     if too_deep(text):
         raise InputError(f"the page nests elements more than {MAX_NESTING_DEPTH:,} deep (no real page does; "
                          "parsing it would take minutes)")
     return text
+
+
+def _without_lone_surrogates(html: str) -> str:
+    """``html`` with each lone surrogate (from a mis-decoded file) replaced by "?": they cannot reach the
+    parser, which reads UTF-8. Most pages have none, and are returned as they are once encoding them
+    succeeds (half the cost of always encoding and decoding)."""
+    try:
+        html.encode("utf-8")
+    except UnicodeEncodeError:
+        return html.encode("utf-8", errors="replace").decode("utf-8")
+    return html
 
 
 def _check_size(size: int) -> None:

@@ -133,6 +133,7 @@ def test_bytes_are_decoded_by_the_pages_charset():
     [
         ("", "empty"),
         (b"  \n ", "empty"),
+        ("\u2003 \n\xa0\u3000", "empty"),  # Unicode spaces only
         (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" * 40, "binary"),
         ("\x00\x01\x02\x03" * 100, "binary"),
         ("<p>" + "x" * MAX_HTML_CHARS + "</p>", "at most"),

@@ -5,7 +5,7 @@ import pytest
 
 from sitewise.mss import MSS
 from sitewise.mss.boundaries import closing_lines
-from sitewise.mss.scorers import BOILERPLATE, PROSE, SHORT, BaselineScorer, LineScorer
+from sitewise.mss.scorers import BOILERPLATE, PROSE, SHORT, BaselineScorer, LineScorer, word_facts
 from sitewise.mss.search import best_run_through, max_subsequence
 from sitewise.mss.title import headline_alternatives, page_headline, title_heading
 from sitewise.mss.tokenize import parse_html, tokenize
@@ -49,6 +49,17 @@ def test_line_scorer_scores_prose_words_up_and_menu_words_down():
     assert scores[tokens.tags.index("ul")] == LineScorer.BLOCK_TAG
 
 
+def test_word_facts_flag_every_copyright_word_and_sign():
+    tokens = tokenize("<html><body><p>Copyright notes</p><p>copyrighted work, © 2024 COPYRIGHT</p>"
+                      "<p>copyright</p></body></html>")
+    facts = word_facts(tokens)
+    assert [w for w, flag in zip(facts.words, facts.copyright_word) if flag] == ["Copyright", "COPYRIGHT", "copyright"]
+    assert [w for w, flag in zip(facts.words, facts.copyright_sign) if flag] == ["©"]
+    assert word_facts(tokenize("<p>none here</p>")).copyright_word.tolist() == [False, False]
+    assert facts.words == [tokens.words[i] for i in facts.index.tolist()] == [
+        "Copyright", "notes", "copyrighted", "work", ",", "©", "2024", "COPYRIGHT", "copyright"]
+
+
 def test_a_page_in_a_language_without_stop_words_is_judged_by_length_and_links():
     # a declared language with no stop-word list, and English words that are not stop words of it:
     # long unlinked lines must still count as prose, not all become boilerplate
@@ -89,6 +100,15 @@ def test_title_heading_reads_named_elements_case_insensitively_and_skips_long_on
     assert heading is not None and heading.get("class") == "Post-Headline"
 
 
+def test_title_heading_folds_only_ascii_letters_of_names():
+    # "tıtle" (dotless ı) folds to "title" under Unicode case folding; the names were always matched with
+    # only ASCII letters folded, so it names no title
+    page = ("<html><head><title>Bridge to open in May | The Paper</title></head><body>"
+            "<div class='post-t\u0131tle'>Bridge to open in May</div><p>text</p></body></html>")
+    assert title_heading(parse_html(page), ["bridge", "to", "open", "in", "may"]) is None
+    assert title_heading(parse_html(page.replace("\u0131", "I")), ["bridge", "to", "open", "in", "may"]) is not None
+
+
 def test_title_heading_sees_a_second_html_element_left_beside_the_first():
     # libxml2 keeps a second <html> as a sibling of the root; the heading search has always looked there
     root = parse_html("<html><head><title>Bridge to open in May | The Paper</title></head><body><p>a</p>"
@@ -116,6 +136,15 @@ def test_best_run_through_an_index_contains_it():
 def test_closing_lines_are_whole_line_section_headings(line, closes):
     tokens = tokenize(f"<html><body><p>{PROSE_LINE}</p><h3>{line}</h3><p>{PROSE_LINE}</p></body></html>")
     assert bool(closing_lines(tokens).size) == closes
+
+
+def test_closing_lines_give_the_first_word_token_of_each_such_line():
+    tokens = tokenize(f"<html><body><p>{PROSE_LINE}</p><h3><span>12</span> <em>Comments</em></h3><p>{PROSE_LINE}</p>"
+                      "<h4>Related posts</h4><p>Teaser</p></body></html>")
+    found = closing_lines(tokens).tolist()
+    assert [tokens.words[i] for i in found] == ["12", "Related"]
+    assert closing_lines(tokens).dtype == np.int64
+    assert closing_lines(tokenize("")).size == 0 and closing_lines(tokenize("<p></p>")).size == 0
 
 
 def test_a_linked_comment_count_is_not_a_boundary():

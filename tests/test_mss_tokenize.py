@@ -1,4 +1,7 @@
 """The MSS tokenizer: tags, words and symbols as the paper defines them."""
+import pytest
+from lxml import etree
+
 from sitewise.mss.tokenize import CLOSE, OPEN, WORD, parse_html, tokenize, word_token
 
 
@@ -18,6 +21,16 @@ def test_contents_a_browser_never_renders_are_dropped():
                       "<video><p>Your browser does not support video</p></video><canvas>No canvas</canvas>"
                       "<datalist><option>Choice</option></datalist><audio>No audio</audio><p>end</p></body></html>")
     assert [w for w in tokens.words if w] == ["story", "end"]
+
+
+def test_nested_dropped_elements_are_skipped_whole_and_lines_stay_in_step():
+    tokens = tokenize("<html><body><div>one<svg><g><text>drawn</text></g><title>icon</title></svg>two"
+                      "<select><option>pick</option></select><p>three</p></div><p>four</p></body></html>")
+    assert [w for w in tokens.words if w] == ["one", "two", "three", "four"]
+    assert not {"svg", "g", "text", "select", "option"} & set(tokens.tags)
+    word_lines = {w: line for w, line in zip(tokens.words, tokens.lines.tolist()) if w}
+    assert word_lines["one"] == word_lines["two"] < word_lines["three"] < word_lines["four"]
+    assert tokens.kinds[tokens.closes[tokens.tags.index("div")]] == CLOSE
 
 
 def test_tags_open_and_close_and_unknown_tags_are_generic():
@@ -74,3 +87,23 @@ def test_tag_tokens_have_their_parents_tag_and_their_own_context():
     assert tokens.parents[token(OPEN, "br")] == "li" and tokens.contexts[token(OPEN, "br")] == "menu"
     assert tokens.parents[token(OPEN, "p")] == "body" and tokens.contexts[token(OPEN, "p")] == ""
     assert tokens.parents[tokens.words.index("c")] == "p" and tokens.contexts[tokens.words.index("c")] == ""
+
+
+def _as_lxml_reads_the_str(html: str):
+    try:
+        return etree.tostring(etree.fromstring(html, etree.HTMLParser(remove_comments=True, remove_pis=True)))
+    except ValueError:  # lxml refuses a str that declares an encoding
+        return None
+
+
+@pytest.mark.parametrize("html", [
+    "<html><body><p>caf\xe9 \u4e2d\u6587 \U0001F600 \x93quoted\x94</p></body></html>",  # UCS-4 text, C1 controls
+    "<p>caf\xe9 au lait</p>",  # Latin-1 text
+    "\ufeff<p>after a byte order mark</p>",
+    "<html><head><meta charset='iso-8859-1'></head><body><p>caf\xe9 \u20ac</p></body></html>",  # says another
+    "<p>caf\udce9 lone surrogate</p>",  # cannot be UTF-8: handed over as str
+    '<?xml version="1.0" encoding="utf-8" <p>unterminated declaration</p>',  # refused as str, as before
+])
+def test_a_str_page_parses_as_lxml_reads_the_str(html):
+    root = parse_html(html)
+    assert (None if root is None else etree.tostring(root)) == _as_lxml_reads_the_str(html)

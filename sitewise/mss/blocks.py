@@ -24,7 +24,7 @@ from __future__ import annotations
 import functools
 import json
 import math
-import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from operator import itemgetter
 from urllib.parse import urlsplit
@@ -38,6 +38,7 @@ from .clean import HIDDEN_STYLE
 from .scorers import LineScorer, word_facts
 from .search import anchored, max_subsequence
 from .tokenize import OPEN, WORD, TokenSequence
+from .wordsets import WordSets
 
 #: Tags that can own a line, one column each (anything else shares "other").
 OWNER_TAGS = (
@@ -50,28 +51,34 @@ ANCESTOR_TAGS = (
     "article", "main", "aside", "nav", "footer", "header", "form", "li", "table", "figure", "blockquote",
     "pre", "section", "dl", "button", "label", "h1", "h2", "h3", "a", "noscript",
 )
-#: Kinds of id/class names (matched on word parts of the lower-cased names): the distance up to the
-#: nearest element so named is a feature per kind.
-NAME_KINDS: tuple[tuple[str, str], ...] = (
-    ("nav", r"nav|menu|breadcrumb|pagination|pager|toolbar|skip"),
-    ("side", r"sidebar|side-bar|aside|widget|rail|secondary"),
-    ("social", r"share|sharing|social|follow|facebook|twitter|whatsapp"),
-    ("comment", r"comment|disqus|respond|replies"),
-    ("related", r"related|recommend|popular|trending|teaser|promo|more-|also|read-next|next-post"),
-    ("ad", r"(?:^|[-_])ads?(?:$|[-_\d])|advert|sponsor|banner|dfp|outbrain|taboola|gpt"),
-    ("footer", r"footer|copyright|legal|colophon"),
-    ("header", r"header|masthead|topbar|navbar|top-bar|site-title|logo|brand"),
-    ("content", r"content|article|post|entry|story|body|text|main|prose|blog"),
-    ("meta", r"author|byline|date|time|meta|info|tags?(?:$|[-_])|categor|dateline|published"),
-    ("caption", r"caption|credit|figure|gallery|photo|image|img|media|video"),
-    ("subscribe", r"newsletter|subscri|signup|sign-up|login|register|cookie|consent|modal|popup|overlay|gdpr|cta"),
-    ("title", r"title|headline|heading"),
-    ("product", r"product|price|descri|spec|detail|feature|review|rating|cart|buy"),
-    ("forum", r"forum|thread|message|topic|reply|answer|question|discussion|postbody|post-body|bbcode"),
-    ("hidden", r"hidden|sr-only|visually-hidden|screen-reader|offscreen"),
-    ("list", r"list|grid|card|item|tile|result|feed|archive"),
-    ("doc", r"doc|markdown|rst|highlight|code|api|reference|manual|wiki"),
+#: Kinds of id/class names, by the words their lower-cased names hold (anywhere: "site-nav", "navbar"):
+#: the distance up to the nearest element so named is a feature per kind.
+NAME_KINDS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("nav", ("nav", "menu", "breadcrumb", "pagination", "pager", "toolbar", "skip")),
+    ("side", ("sidebar", "side-bar", "aside", "widget", "rail", "secondary")),
+    ("social", ("share", "sharing", "social", "follow", "facebook", "twitter", "whatsapp")),
+    ("comment", ("comment", "disqus", "respond", "replies")),
+    ("related", ("related", "recommend", "popular", "trending", "teaser", "promo", "more-", "also", "read-next",
+                 "next-post")),
+    ("ad", ("advert", "sponsor", "banner", "dfp", "outbrain", "taboola", "gpt")),
+    ("footer", ("footer", "copyright", "legal", "colophon")),
+    ("header", ("header", "masthead", "topbar", "navbar", "top-bar", "site-title", "logo", "brand")),
+    ("content", ("content", "article", "post", "entry", "story", "body", "text", "main", "prose", "blog")),
+    ("meta", ("author", "byline", "date", "time", "meta", "info", "categor", "dateline", "published")),
+    ("caption", ("caption", "credit", "figure", "gallery", "photo", "image", "img", "media", "video")),
+    ("subscribe", ("newsletter", "subscri", "signup", "sign-up", "login", "register", "cookie", "consent", "modal",
+                   "popup", "overlay", "gdpr", "cta")),
+    ("title", ("title", "headline", "heading")),
+    ("product", ("product", "price", "descri", "spec", "detail", "feature", "review", "rating", "cart", "buy")),
+    ("forum", ("forum", "thread", "message", "topic", "reply", "answer", "question", "discussion", "postbody",
+               "post-body", "bbcode")),
+    ("hidden", ("hidden", "sr-only", "visually-hidden", "screen-reader", "offscreen")),
+    ("list", ("list", "grid", "card", "item", "tile", "result", "feed", "archive")),
+    ("doc", ("doc", "markdown", "rst", "highlight", "code", "api", "reference", "manual", "wiki")),
 )
+#: Words of a kind too short to count anywhere in a name: only at its start or end or beside a - or _
+#: ("ad" is in "header" and "shadow", "tag" in "stage").
+NAME_KIND_PATTERNS = {"ad": r"(?:^|[-_])ads?(?:$|[-_\d])", "meta": r"tags?(?:$|[-_])"}
 #: ARIA roles and ``itemprop`` values, grouped.
 ROLE_KINDS: tuple[tuple[str, frozenset[str]], ...] = (
     ("role_furniture", frozenset({"navigation", "banner", "contentinfo", "complementary", "menu", "menubar",
@@ -102,8 +109,9 @@ WINDOWS = (2, 6)
 #: Signed distance to the title heading is clipped here (lines).
 MAX_TITLE_DISTANCE = 200
 
-_NAME_PATTERNS = tuple(re.compile(pattern) for _, pattern in NAME_KINDS)
+_NAME_WORDS = WordSets(dict(NAME_KINDS), NAME_KIND_PATTERNS)
 _SENTENCE_END = frozenset(".!?。！？")
+_HEADING_TAGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 _COMMA = frozenset({","})
 
 
@@ -243,7 +251,10 @@ class _Describer:
         self.neighbours()
         self.containers()
         self.page()
-        matrix = np.column_stack([self.columns[name] for name in FEATURE_NAMES])
+        # filled column by column (np.column_stack makes each a 2-D array first: twice the cost)
+        matrix = np.empty((self.n, len(FEATURE_NAMES)))
+        for i, name in enumerate(FEATURE_NAMES):
+            matrix[:, i] = self.columns[name]
         return self.lines.astype(np.int64), matrix
 
     # -- text and links -------------------------------------------------------------------------------
@@ -254,7 +265,7 @@ class _Describer:
         2007-2012, as two features the model weighs against the rest."""
         tokens = self.tokens
         scorer = LineScorer()
-        first_word = self.word_index[np.r_[0, np.flatnonzero(np.diff(self.block_of_word)) + 1]]
+        first_word = self.word_index[np.concatenate(([0], np.flatnonzero(np.diff(self.block_of_word)) + 1))]
         self.columns["line_class"] = scorer.line_classes(tokens)[tokens.lines[first_word]].astype(np.float64)
         scores = scorer.score(tokens)
         scores[self.closing_tokens] += BOUNDARY_SCORE
@@ -294,7 +305,7 @@ class _Describer:
         is_link = np.fromiter(map("a".__eq__, map(tokens.tags.__getitem__, opens.tolist())), bool, opens.size)
         c["links_per_word"] = np.bincount(open_lines[valid & is_link], minlength=self.n) / np.maximum(words, 1)
         c["inline_tags_per_word"] = np.bincount(open_lines[valid], minlength=self.n) / np.maximum(words, 1)
-        last_word = np.r_[np.flatnonzero(np.diff(self.block_of_word)), len(self.words) - 1]
+        last_word = np.concatenate((np.flatnonzero(np.diff(self.block_of_word)), [len(self.words) - 1]))
         c["ends_sentence"] = ends[last_word].astype(np.float64)
         c["copyright"] = (self.count(self.facts.copyright_sign | self.facts.copyright_word) > 0).astype(np.float64)
 
@@ -309,9 +320,12 @@ class _Describer:
         siblings: dict[etree._Element, dict[tuple[str, str], int]] = {}
         facts = [_ROOT_FACTS if element is None else _element_facts(element, memo, siblings) for element in owners]
         # the per-element facts are plain tuples; one array per kind of fact, built once for all rows
-        flags, seen_at, depth, repeats = (np.array(column, dtype=np.float64) for column in zip(*facts))
+        masks, seen_at, depth, repeats = zip(*facts)
+        seen_at, depth, repeats = (np.array(column, dtype=np.float64) for column in (seen_at, depth, repeats))
+        flags = ((np.array(masks)[:, None] >> np.arange(len(ANCESTOR_TAGS))) & 1).astype(np.float64)
+        self.owner_tags = [_tag_of(element) for element in owners]
         owner_tag = np.zeros((n, len(OWNER_TAGS) + 1))
-        owner_tag[np.arange(n), [_OWNER_COLUMN.get(_tag_of(element), -1) for element in owners]] = 1
+        owner_tag[np.arange(n), [_OWNER_COLUMN.get(tag, -1) for tag in self.owner_tags]] = 1
         names = np.minimum(depth[:, None] - seen_at, FAR)
         line_blocks = self.tokens.line_blocks
         for i, t in enumerate(OWNER_TAGS):
@@ -327,7 +341,6 @@ class _Describer:
             c[f"name_{kind}"] = names[:, i]
         for i, (kind, _) in enumerate(ROLE_KINDS):
             c[kind] = names[:, len(NAME_KINDS) + i]
-        self.owner_tags = [getattr(element, "tag", "") for element in owners]
 
     # -- position and the title -----------------------------------------------------------------------
 
@@ -357,8 +370,8 @@ class _Describer:
                 c[name] = self.count(found & self.alnum) / np.maximum(self.block_words, 1)
             else:
                 c[name] = np.full(n, -1.0)
-        heading = np.isin(np.asarray(self.owner_tags, dtype=object), ("h1", "h2", "h3", "h4", "h5", "h6"))
-        c["heading_before"] = np.r_[0.0, heading[:-1].astype(np.float64)]
+        heading = np.fromiter(map(_HEADING_TAGS.__contains__, self.owner_tags), bool, n)
+        c["heading_before"] = np.concatenate(([0.0], heading[:-1]))
         # lines that open what follows an article ("12 Comments", "Related posts"): what comes after one
         # is a comment thread or teasers on an article page, the answers on a forum page
         closing = np.zeros(n)
@@ -380,8 +393,8 @@ class _Describer:
             c[f"{side}_words"] = _shifted(words, shift, -1.0)
             c[f"{side}_link_share"] = _shifted(link, shift, -1.0)
             c[f"{side}_stop_share"] = _shifted(stop, shift, -1.0)
-        c["prev_same_owner_tag"] = np.r_[0.0, same]
-        c["next_same_owner_tag"] = np.r_[same, 0.0]
+        c["prev_same_owner_tag"] = np.concatenate(([0.0], same))
+        c["next_same_owner_tag"] = np.concatenate((same, [0.0]))
         prose = ((stop >= 0.25) & (self.block_words >= 10) & (link < 0.5)).astype(np.float64)
         for w in WINDOWS:
             c[f"win{w}_words"] = _window_mean(words, w)
@@ -403,7 +416,7 @@ class _Describer:
         word_flag[self.word_index[self.alnum] + 1] = 1
         link_flag[self.word_index[self.alnum & self.in_link] + 1] = 1
         stop_flag[self.word_index[self.alnum & self.stop] + 1] = 1
-        first_word = np.r_[0, np.flatnonzero(np.diff(self.block_of_word)) + 1]
+        first_word = np.concatenate(([0], np.flatnonzero(np.diff(self.block_of_word)) + 1))
         line_start[self.word_index[first_word] + 1] = 1
         prefix = {k: np.cumsum(v) for k, v in
                   (("words", word_flag), ("links", link_flag), ("stop", stop_flag), ("lines", line_start))}
@@ -470,17 +483,18 @@ def _shifted(values: np.ndarray, shift: int, fill: float) -> np.ndarray:
 
 def _window_mean(values: np.ndarray, half: int) -> np.ndarray:
     """Mean of ``values`` over each row's window of ``half`` rows either side (fewer at the edges)."""
-    prefix = np.r_[0.0, np.cumsum(values)]
+    prefix = np.concatenate(([0.0], np.cumsum(values)))
     index = np.arange(values.size)
     start = np.maximum(index - half, 0)
     end = np.minimum(index + half + 1, values.size)
     return (prefix[end] - prefix[start]) / (end - start)
 
 
-#: What :meth:`_Describer.dom` reads of a block's owning element: (ancestor-tag flags, the depth at
-#: which the nearest element of each name/role kind sits, its own depth, how often it, its parent and
-#: its grandparent repeat among their siblings). The distance up to a kind is its depth less that one.
-_ElementFacts = tuple[tuple[int, ...], tuple[int, ...], int, tuple[int, int, int]]
+#: What :meth:`_Describer.dom` reads of a block's owning element: (which :data:`ANCESTOR_TAGS` it or an
+#: ancestor has, bit ``i`` for tag ``i``; the depth at which the nearest element of each name/role kind
+#: sits; its own depth; how often it, its parent and its grandparent repeat among their siblings). The
+#: distance up to a kind is its depth less that one.
+_ElementFacts = tuple[int, tuple[int, ...], int, tuple[int, int, int]]
 
 
 def _element_facts(element: etree._Element, memo: dict, siblings: dict) -> _ElementFacts:
@@ -499,36 +513,40 @@ def _element_facts(element: etree._Element, memo: dict, siblings: dict) -> _Elem
         depth += 1
         tag = _tag_of(node)
         column = _ANCESTOR_COLUMN.get(tag)
-        if column is not None and not flags[column]:
-            flags = flags[:column] + (1,) + flags[column + 1:]
-        kinds = _own_kinds(node)
+        if column is not None:
+            flags |= 1 << column
+        # its attributes read at once: one lxml call instead of one per name looked up
+        attributes = dict(node.items())
+        kinds = _own_kinds(attributes)
         if kinds:
             found = list(seen_at)
             for kind in kinds:
                 found[kind] = depth
             seen_at = tuple(found)
-        repeats = (_sibling_repeats(node, tag, parent, siblings), repeats[0], repeats[1])
+        key = (tag, attributes.get("class") or "")
+        repeats = (_sibling_repeats(node, key, parent, siblings), repeats[0], repeats[1])
         facts = memo[node] = (flags, seen_at, depth, repeats)
         parent = node
     return facts
 
 
-def _sibling_repeats(element: etree._Element, tag: str, parent: etree._Element | None, siblings: dict) -> int:
-    """How many of an element's siblings (itself included) share its tag and class (0 at the root): the
-    items of a listing, the posts of a thread and the cards of a collection repeat one structure; a
-    paragraph among paragraphs repeats too, a lone sidebar box does not."""
+def _sibling_repeats(element: etree._Element, key: tuple[str, str], parent: etree._Element | None,
+                     siblings: dict) -> int:
+    """How many of an element's siblings (itself included) share its ``key``, its tag and class (0 at the
+    root): the items of a listing, the posts of a thread and the cards of a collection repeat one
+    structure; a paragraph among paragraphs repeats too, a lone sidebar box does not."""
     if parent is None:
         return 0
-    # an only child repeats once; asked of its neighbours, not len(parent), which walks all the children
-    if element.getprevious() is None and element.getnext() is None:
-        return 1
     keys = siblings.get(parent)
     if keys is None:
+        # an only child repeats once; asked of its neighbours, not len(parent), which walks all the children
+        if element.getprevious() is None and element.getnext() is None:
+            return 1
         keys = siblings[parent] = {}
         for child in parent:
-            key = (_tag_of(child), child.get("class") or "")
-            keys[key] = keys.get(key, 0) + 1
-    return keys.get((tag, element.get("class") or ""), 0)
+            child_key = (_tag_of(child), child.get("class") or "")
+            keys[child_key] = keys.get(child_key, 0) + 1
+    return keys.get(key, 0)
 
 
 def _tag_of(element: etree._Element | None) -> str:
@@ -539,29 +557,31 @@ def _tag_of(element: etree._Element | None) -> str:
 
 #: The facts above the root: no ancestors, no kind ever seen (its depth far enough up that the distance
 #: is at least :data:`FAR` from any element), depth 0, no repeats.
-_ROOT_FACTS: _ElementFacts = ((0,) * len(ANCESTOR_TAGS), (-FAR,) * (len(NAME_KINDS) + len(ROLE_KINDS)), 0, (0, 0, 0))
+_ROOT_FACTS: _ElementFacts = (0, (-FAR,) * (len(NAME_KINDS) + len(ROLE_KINDS)), 0, (0, 0, 0))
 _ANCESTOR_COLUMN = {t: i for i, t in enumerate(ANCESTOR_TAGS)}
 _OWNER_COLUMN = {t: i for i, t in enumerate(OWNER_TAGS)}
 _HIDDEN_COLUMN = len(NAME_KINDS) + len(ROLE_KINDS) - 1
 
 
-def _own_kinds(element: etree._Element) -> tuple[int, ...]:
-    """Column indices (into the name and role kinds) an element's own attributes name."""
-    get = element.get
+def _own_kinds(attributes: dict[str, str]) -> tuple[int, ...]:
+    """Column indices (into the name and role kinds) an element's own ``attributes`` name."""
+    if not attributes:
+        return ()
+    get = attributes.get
     ident, names, role, itemprop = get("id"), get("class"), get("role"), get("itemprop")
     found = _name_kinds(f"{ident or ''} {names or ''}".strip().lower()) if ident or names else ()
     if role or itemprop:
         role, itemprop = (role or "").lower(), (itemprop or "").lower()
         found += tuple(len(NAME_KINDS) + i for i, (_, members) in enumerate(ROLE_KINDS)
                        if role in members or itemprop in members)
-    if is_hidden(element):
+    if is_hidden(attributes):
         found += (_HIDDEN_COLUMN,)
     return found
 
 
-def is_hidden(element: etree._Element) -> bool:
-    """Whether an element's own attributes hide it."""
-    get = element.get
+def is_hidden(attributes: Mapping[str, str]) -> bool:
+    """Whether an element's own ``attributes`` (a dict of them, or its ``attrib``) hide it."""
+    get = attributes.get
     if get("hidden") is not None or (get("aria-hidden") or "").lower() == "true":
         return True
     style = get("style")
@@ -576,7 +596,7 @@ MAX_CACHED_NAMES = 100_000
 def _name_kinds(names: str) -> tuple[int, ...]:
     found = _NAME_CACHE.get(names)
     if found is None:
-        found = tuple(i for i, pattern in enumerate(_NAME_PATTERNS) if pattern.search(names))
+        found = _NAME_WORDS.found(names)
         if len(_NAME_CACHE) < MAX_CACHED_NAMES:
             _NAME_CACHE[names] = found
     return found

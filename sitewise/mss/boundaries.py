@@ -13,7 +13,8 @@ import re
 
 import numpy as np
 
-from .tokenize import WORD, TokenSequence
+from .scorers import word_facts
+from .tokenize import TokenSequence
 
 #: A line longer than this (words) is text, not a section heading.
 MAX_BOUNDARY_WORDS = 16
@@ -51,23 +52,18 @@ CLOSING_LINE = re.compile(
 
 def closing_lines(tokens: TokenSequence) -> np.ndarray:
     """Index of the first token of every line that opens a section after the article."""
-    if not len(tokens):
-        return np.zeros(0, dtype=np.int64)
-    words = np.flatnonzero(tokens.kinds == WORD)
+    facts = word_facts(tokens)
+    words = facts.index
     if not words.size:
         return np.zeros(0, dtype=np.int64)
     lines = tokens.lines[words]
     counts = np.bincount(lines)
     linked = np.bincount(lines, weights=tokens.links[words]) if tokens.links.any() else np.zeros(counts.size)
     short = (counts > 0) & (counts <= MAX_BOUNDARY_WORDS) & (linked < counts)
-    found = []
     candidates = np.flatnonzero(short)
-    # word tokens are in document order, so each line's words are one slice of ``words``
+    # word tokens are in document order, so each line's words are one slice of the page's words
     starts = np.searchsorted(lines, candidates, "left")
     ends = np.searchsorted(lines, candidates, "right")
-    text_of = tokens.words
-    for start, end in zip(starts.tolist(), ends.tolist()):
-        text = " ".join(text_of[i] for i in words[start:end].tolist())
-        if CLOSING_LINE.match(text):
-            found.append(int(words[start]))
-    return np.asarray(found, dtype=np.int64)
+    text_of, match = facts.words, CLOSING_LINE.match
+    found = [start for start, end in zip(starts.tolist(), ends.tolist()) if match(" ".join(text_of[start:end]))]
+    return words[found].astype(np.int64)

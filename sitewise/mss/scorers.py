@@ -192,7 +192,7 @@ def word_facts(tokens: TokenSequence) -> WordFacts:
     found = tokens.memo.get("word_facts")
     if found is None:
         index = np.flatnonzero(tokens.kinds == WORD)
-        words = [tokens.words[i] for i in index.tolist()]
+        words = list(filter(None, tokens.words))  # tag tokens are the empty ones (a word token never is)
         lowered = list(map(str.lower, words))
         stop_list = stop_words(tokens.lang or None)
         # C-level maps over the words: this runs on every page
@@ -201,7 +201,7 @@ def word_facts(tokens: TokenSequence) -> WordFacts:
             index=index, words=words, lowered=lowered, chars=np.fromiter(map(len, words), np.float64, len(words)),
             alnum=alnum, stop_list=stop_list, stop=np.fromiter(map(stop_list.__contains__, lowered), bool, len(words)),
             copyright_sign=_symbols_in(words, alnum, _COPYRIGHT_SIGN),
-            copyright_word=np.fromiter(map("copyright".__eq__, lowered), bool, len(words)))
+            copyright_word=_where_equal(lowered, "copyright"))
         for array in (found.index, found.chars, found.alnum, found.stop, found.copyright_sign, found.copyright_word):
             array.flags.writeable = False
         tokens.memo["word_facts"] = found
@@ -209,6 +209,19 @@ def word_facts(tokens: TokenSequence) -> WordFacts:
 
 
 _COPYRIGHT_SIGN = frozenset({"©"})
+
+
+def _where_equal(values: list[str], wanted: str) -> np.ndarray:
+    """Per value: whether it is ``wanted``, a rare word: found with ``list.index`` (a scan in C) rather
+    than compared one by one."""
+    flags = np.zeros(len(values), dtype=bool)
+    found = -1
+    try:
+        while True:
+            found = values.index(wanted, found + 1)
+            flags[found] = True
+    except ValueError:  # no more of them
+        return flags
 
 
 def _symbols_in(words: list[str], alnum: np.ndarray, members: frozenset[str]) -> np.ndarray:

@@ -249,17 +249,35 @@ def parse_html(html: str | bytes) -> etree._Element | None:
         # An unclosed <title> swallows the rest of the page as its text; drop the opening tag instead.
         if _TITLE_OPEN.search(html) and not _TITLE_CLOSE.search(html):
             html = _TITLE_OPEN.sub("", html, count=1)
-    if not (html.strip() if isinstance(html, (str, bytes)) else html):
+    if not html or (isinstance(html, (str, bytes)) and html.isspace()):
         return None
     try:
-        return etree.fromstring(html, _PARSER)
+        return _parse_text(html) if isinstance(html, str) else etree.fromstring(html, _PARSER)
     except (etree.ParserError, etree.XMLSyntaxError, ValueError):
         return None
 
 
+def _parse_text(html: str) -> etree._Element:
+    """A str page parsed as its UTF-8 bytes: lxml hands libxml2 most pages' text as UTF-16 or UTF-32,
+    which it converts first (the same tree, 15% slower). Text it cannot encode (lone surrogates) and
+    text still starting with an XML declaration (one the regex above found unterminated: lxml refuses a
+    str that declares an encoding, a page it then does not read) are handed over as str, as before."""
+    if not html.startswith("<?xml"):
+        try:
+            return etree.fromstring(html.encode("utf-8"), _UTF8_PARSER)
+        except UnicodeEncodeError:
+            pass
+    return etree.fromstring(html, _PARSER)
+
+
 #: libxml2's forgiving HTML parser, producing plain elements (lxml.html's element classes cost a
-#: Python call per element) and no comments or processing instructions (never article text).
-_PARSER = etree.HTMLParser(remove_comments=True, remove_pis=True, no_network=True, default_doctype=False)
+#: Python call per element) and no comments or processing instructions (never article text); no table
+#: of id attributes (nothing here looks elements up by id).
+_PARSER_OPTIONS = {"remove_comments": True, "remove_pis": True, "no_network": True, "default_doctype": False,
+                   "collect_ids": False}
+_PARSER = etree.HTMLParser(**_PARSER_OPTIONS)
+#: The same for the UTF-8 bytes of a str page: the encoding is known, so none a page declares applies.
+_UTF8_PARSER = etree.HTMLParser(**_PARSER_OPTIONS, encoding="utf-8")
 
 
 def tokenize(root: etree._Element | str | None, anchor: etree._Element | None = None) -> TokenSequence:
@@ -314,20 +332,23 @@ class _Builder:
         line = 0
         # open elements: (tag, index of the OPEN token, inside a link, element)
         stack: list[tuple[str, int, bool, etree._Element | None]] = [("", -1, False, None)]
-        # open block elements: (index of the OPEN token, element)
-        blocks: list[tuple[int, etree._Element]] = []
-        skip_depth = 0  # > 0 while inside an element whose contents are dropped
-        for event, element in etree.iterwalk(root, events=("start", "end")):
+        # the OPEN token indices of the open block elements (their elements are in ``opened``)
+        blocks: list[int] = []
+        walker = etree.iterwalk(root, events=("start", "end"))
+        dropped = False  # True from the start of an element whose contents are dropped to its end
+        for event, element in walker:
             if event == "start":
                 tag = element.tag
                 if not isinstance(tag, str):  # comments and processing instructions: only their tail counts
                     continue
                 tag = _local_name(tag)
-                if skip_depth or tag in DROPPED_CONTENT:
-                    skip_depth += 1
+                if tag in DROPPED_CONTENT:
+                    walker.skip_subtree()  # its contents are never walked: its end is the next event
+                    dropped = True
                     continue
                 # the OPEN token
-                if tag in BLOCK_TAGS:
+                is_block = tag in BLOCK_TAGS
+                if is_block:
                     line += 1
                 _, parent, in_link, _ = stack[-1]
                 in_link = in_link or tag == "a"
@@ -345,21 +366,19 @@ class _Builder:
                 if tag in VOID_TAGS:
                     continue
                 stack.append((tag, index, in_link, element))
-                if tag in BLOCK_TAGS:
-                    blocks.append((index, element))
+                if is_block:
+                    blocks.append(index)
                 text = element.text
-            elif skip_depth:
-                if isinstance(element.tag, str):
-                    skip_depth -= 1
-                if skip_depth:
-                    continue
+            elif dropped:
+                dropped = False
                 text = element.tail  # the dropped element's own tail is page text again
             else:
                 # an element on the stack closes (void elements, comments and processing instructions
                 # were never put there: only their tail follows)
                 if element is stack[-1][3]:
                     tag, index, in_link, _ = stack.pop()
-                    if blocks and blocks[-1][0] == index:
+                    is_block = bool(blocks) and blocks[-1] == index  # what was opened last closes first
+                    if is_block:
                         blocks.pop()
                     closes[index] = len(kinds)
                     kinds.append(CLOSE)
@@ -369,7 +388,7 @@ class _Builder:
                     closes.append(-1)
                     links.append(in_link)
                     scopes.append(index)
-                    if tag in BLOCK_TAGS:
+                    if is_block:
                         line += 1
                 text = element.tail
             # the WORD tokens of the text just entered (an element's text or tail)
@@ -378,8 +397,8 @@ class _Builder:
             found = find_tokens(text)
             n = len(found)
             if line not in line_blocks:
-                line_blocks[line] = tuple(index for index, _ in blocks)
-                line_owners[line] = blocks[-1][1] if blocks else None
+                line_blocks[line] = tuple(blocks)
+                line_owners[line] = opened[blocks[-1]][1] if blocks else None
             _, scope, in_link, _ = stack[-1]
             kinds.extend([WORD] * n)
             tags.extend([""] * n)
