@@ -25,6 +25,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Sequence, TypeVar
 
+from ..elements import UNRENDERED
 from ..page import Block, Page
 from .selectors import Complex, SelectorError, Step, parse_path, parse_selector
 
@@ -32,13 +33,9 @@ from .selectors import Complex, SelectorError, Step, parse_path, parse_selector
 RULES_FORMAT = 1
 
 #: Elements whose text is never article text (and is invisible in a rendered page): the elements the
-#: collector skips (bookmarklet/collect.js ``UNRENDERED_TAGS``), so rules learned from rendered blocks
-#: meet the same text in raw HTML. An ``<iframe>``'s contents, for one, are raw text to an HTML5 parser
-#: (old pages wrote their ad scripts there).
-_NEVER_TEXT = (
-    "script, style, noscript, template, svg, iframe, frame, frameset, object, embed, canvas, audio, video, "
-    "select, datalist, textarea, [hidden]"
-)
+#: collector skips, so rules learned from rendered blocks meet the same text in raw HTML. Beside the
+#: unrendered ones, ``<noscript>`` (a rendered page runs its scripts), frames and plugin embeds.
+_NEVER_TEXT = ", ".join(sorted(UNRENDERED | {"noscript", "frame", "frameset", "object", "embed"})) + ", [hidden]"
 #: Elements that start a new line of output text: block-level by default in every browser.
 _BLOCK_TAGS = frozenset(
     "address article aside blockquote body dd details dialog div dl dt fieldset figcaption figure footer "

@@ -24,7 +24,6 @@ from __future__ import annotations
 import functools
 import json
 import math
-from collections.abc import Mapping
 from dataclasses import dataclass
 from operator import itemgetter
 from urllib.parse import urlsplit
@@ -34,7 +33,7 @@ from lxml import etree
 
 from .. import metrics
 from .boundaries import BOUNDARY_SCORE, closing_lines
-from .clean import HIDDEN_STYLE
+from .clean import is_hidden
 from .scorers import LineScorer, word_facts
 from .search import anchored, max_subsequence
 from .tokenize import OPEN, WORD, TokenSequence
@@ -577,15 +576,6 @@ def _own_kinds(attributes: dict[str, str]) -> tuple[int, ...]:
     if is_hidden(attributes):
         found += (_HIDDEN_COLUMN,)
     return found
-
-
-def is_hidden(attributes: Mapping[str, str]) -> bool:
-    """Whether an element's own ``attributes`` (a dict of them, or its ``attrib``) hide it."""
-    get = attributes.get
-    if get("hidden") is not None or (get("aria-hidden") or "").lower() == "true":
-        return True
-    style = get("style")
-    return bool(style) and HIDDEN_STYLE.search(style) is not None
 
 
 _NAME_CACHE: dict[str, tuple[int, ...]] = {}

@@ -11,6 +11,7 @@ rules that helped.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 
 import numpy as np
@@ -148,11 +149,18 @@ def _hidden(root: etree._Element) -> list[etree._Element]:
     for element in _HIDDEN_CANDIDATES(root):
         if element.tag in PROTECTED_TAGS:
             continue
-        if element.get("hidden") is not None or element.get("aria-hidden", "").lower() == "true":
-            found.append(element)
-        elif HIDDEN_STYLE.search(element.get("style") or ""):
+        if is_hidden(element.attrib):
             found.append(element)
     return found
+
+
+def is_hidden(attributes: Mapping[str, str]) -> bool:
+    """Whether an element's own ``attributes`` (a dict of them, or its ``attrib``) hide it."""
+    get = attributes.get
+    if get("hidden") is not None or (get("aria-hidden") or "").lower() == "true":
+        return True
+    style = get("style")
+    return bool(style) and HIDDEN_STYLE.search(style) is not None
 
 
 def _suspicious(root: etree._Element) -> list[etree._Element]:

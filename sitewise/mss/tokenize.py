@@ -19,6 +19,8 @@ from typing import Callable
 import numpy as np
 from lxml import etree
 
+from ..elements import UNRENDERED
+
 #: Tags kept by name; anything else (custom elements, typos, namespaced tags) becomes <UNKNOWN>, as in
 #: the paper, so one site's private markup does not become a feature nobody else shares.
 COMMON_TAGS = frozenset(
@@ -31,17 +33,10 @@ COMMON_TAGS = frozenset(
 )
 UNKNOWN_TAG = "UNKNOWN"
 
-#: Elements whose contents are never article text (the paper drops script and style; the others hold
-#: markup or data the browser never shows as prose). An ``<iframe>``'s contents are raw text to an HTML5
-#: parser, never rendered (old pages put ad scripts there); ``<audio>``/``<video>``/``<canvas>`` hold
-#: the "your browser does not support…" fallback and ``<datalist>`` the options of an input: the
-#: collector (bookmarklet/collect.js) skips the same elements on a rendered page. ``<noscript>`` is not
-#: among them: forum software (Discourse) and other script-built pages serve their whole content there
-#: for readers without scripts.
-DROPPED_CONTENT = frozenset({
-    "script", "style", "template", "svg", "head", "title", "select", "textarea",
-    "iframe", "audio", "video", "canvas", "datalist",
-})
+#: Elements whose contents are never article text: the unrendered ones (the paper drops script and
+#: style), and the head with its title. ``<noscript>`` is not among them: forum software (Discourse) and
+#: other script-built pages serve their whole content there for readers without scripts.
+DROPPED_CONTENT = UNRENDERED | {"head", "title"}
 
 #: Elements that start a new output line: one block of the page becomes one line of text.
 BLOCK_TAGS = frozenset(

@@ -1,0 +1,11 @@
+"""HTML elements as page text sees them: the fallback's tokenizer and the rules' HTML path skip the same
+unrendered elements (the collector, bookmarklet/collect.js, keeps the same list in JavaScript)."""
+from __future__ import annotations
+
+#: Elements a browser never renders as text: scripts and styles, inert templates, drawings, the contents
+#: of an ``<iframe>`` (raw text to an HTML5 parser: old pages put their ad scripts there), the "your
+#: browser does not support…" fallback of ``<audio>``/``<video>``/``<canvas>``, and form controls'
+#: options and values.
+UNRENDERED = frozenset({
+    "script", "style", "template", "svg", "iframe", "audio", "video", "canvas", "select", "datalist", "textarea",
+})
