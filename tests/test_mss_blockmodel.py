@@ -6,11 +6,11 @@ import numpy as np
 import pytest
 
 from sitewise.metrics import word_prf
-from sitewise.mss.blockmodel import BlockModel, page_blocks
+from sitewise.mss.blockmodel import SEEDS, BlockModel, page_blocks
 from sitewise.mss.blocks import FEATURE_NAMES
 from sitewise.mss.blocktrain import labelled_page, train_block_model
 from sitewise.mss.extractor import BlockMSS, extract_mss
-from sitewise.mss.forest import TreeEnsemble
+from sitewise.mss.forest import UNSURE_LOG_ODDS, TreeBag, TreeEnsemble
 from sitewise.mss.model import ModelError, load_model
 from sitewise.sample_site import generate_site
 
@@ -79,6 +79,49 @@ def test_exported_trees_predict_what_scikit_learn_predicts():
         trees.predict_proba(X[:, :3])
 
 
+def test_a_bag_averages_its_seeds_where_the_first_is_unsure():
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(800, 5))
+    y = X[:, 0] + 0.7 * X[:, 1] + rng.normal(scale=0.8, size=800) > 0
+    ensembles = tuple(TreeEnsemble.from_sklearn(HistGradientBoostingClassifier(
+        max_iter=30, max_depth=4, max_features=0.6, random_state=seed).fit(X, y)) for seed in range(3))
+    bag = TreeBag(ensembles)
+    each = np.array([ensemble.decision_function(X) for ensemble in ensembles])
+    scores = bag.decision_function(X)
+    unsure = np.abs(each[0]) < UNSURE_LOG_ODDS
+    assert 0 < unsure.sum() < len(X)  # both branches are taken
+    assert np.allclose(scores[unsure], each[:, unsure].mean(axis=0))
+    assert np.array_equal(scores[~unsure], each[0, ~unsure])  # the first one's sure verdicts stand
+    assert np.array_equal(TreeBag(ensembles[:1]).decision_function(X), each[0])
+    again = TreeBag.from_dict(json.loads(json.dumps(bag.to_dict())))
+    assert np.array_equal(again.decision_function(X), scores)
+    with pytest.raises(ValueError):
+        TreeBag(())
+
+
+def test_a_fitted_model_is_a_bag_of_its_seeds(model):
+    assert [len(member.ensembles) for member in model.members_] == [SEEDS]
+    single = BlockModel(seeds=1, **SMALL)
+    assert single.seeds == 1
+    with pytest.raises(ValueError):
+        BlockModel(seeds=0)
+
+
+def test_a_version_1_model_file_still_loads(model, tmp_path):
+    """Self-training wrote one ensemble per member before bags: such a file keeps working."""
+    document = model.to_dict()
+    first = document["members"][0][0]
+    old = {key: value for key, value in document.items() if key != "members"}
+    old.update(version=1, ensembles=[first])
+    path = tmp_path / "old.json.gz"
+    path.write_bytes(gzip.compress(json.dumps(old).encode()))
+    loaded = load_model(path)
+    X = page_blocks(ARTICLE_PAGE).features
+    assert np.array_equal(loaded.decision_function(X), model.members_[0].ensembles[0].decision_function(X))
+
+
 def test_model_file_round_trip_is_byte_stable(model, tmp_path):
     first, second = model.save(tmp_path / "a.json.gz"), model.save(tmp_path / "b.json.gz")
     assert first.read_bytes() == second.read_bytes()  # no time stamp in the gzip header
@@ -91,8 +134,9 @@ def test_broken_model_files_are_refused_clearly(model, tmp_path):
     document = model.to_dict()
     bad_features = {**document, "features": document["features"][:-1]}
     bad_index = json.loads(json.dumps(document))
-    bad_index["ensembles"][0]["feature"] = bad_index["ensembles"][0]["left"]  # node ids, not features
-    for number, broken in enumerate((bad_features, bad_index, {**document, "version": 99})):
+    bad_index["members"][0][0]["feature"] = bad_index["members"][0][0]["left"]  # node ids, not features
+    empty_bag = {**document, "members": [[]]}
+    for number, broken in enumerate((bad_features, bad_index, empty_bag, {**document, "version": 99})):
         path = tmp_path / f"{number}.json.gz"
         path.write_bytes(gzip.compress(json.dumps(broken).encode()))
         with pytest.raises(ModelError):
