@@ -124,11 +124,12 @@ class TreeEnsemble:
             raise ValueError("tree feature index out of range")
 
 
-#: Where the first ensemble of a bag gives a row log-odds beyond ±1.5 (P under 0.18 or over 0.82), its
+#: Where the first ensemble of a bag gives a row log-odds beyond ±1 (P under 0.27 or over 0.73), its
 #: verdict stands and the other seeds are not walked: most of a page's blocks are navigation, links and
-#: footers the first model is that sure of, so the others walk about a quarter of the rows. Out of fold,
-#: consulting them from ±1 to ±3 gave every set's F1 within 0.0007 of averaging every row (docs/mss.md).
-UNSURE_LOG_ODDS = 1.5
+#: footers the first model is that sure of, so the others walk about a sixth of the rows. Out of fold,
+#: consulting them from ±1 to ±3 gave every set's F1 within 0.0007 of averaging every row, and ±1 did
+#: not lose to the wider bands on any set (docs/mss.md).
+UNSURE_LOG_ODDS = 1.0
 
 
 @dataclass(frozen=True)
