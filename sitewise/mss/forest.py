@@ -73,27 +73,32 @@ class TreeEnsemble:
         if not len(X):
             return np.zeros(0)
         # One gather per array and level (np.take on flat arrays of platform integers is the fastest
-        # numpy gather): the value a node tests is the flat matrix's ``row * n_features + feature``, and
-        # its next node is ``children[2 * node + goes_right]``.
-        feature, children, roots = self._walk_arrays
+        # numpy gather; ``mode="clip"`` skips the bounds check, which :meth:`check` made once at load):
+        # the value a node tests is the flat matrix's ``row * n_features + feature``. Nodes are walked by
+        # doubled ids: node ``i`` is ``2i`` and ``2i + 1`` in the walk's arrays, so its next node is
+        # ``children[node + goes_right]``, itself a doubled id.
+        feature, threshold, missing_left, children, value, roots = self._walk_arrays
         values = np.ascontiguousarray(X).ravel()
         row_starts = (np.arange(len(X)) * self.n_features)[:, None]
         has_missing = bool(np.isnan(values).any())  # most pages have none: skip the missing-value branch
         node = np.broadcast_to(roots, (len(X), roots.size)).copy()
         for _ in range(self.depth):
-            x = np.take(values, row_starts + np.take(feature, node))
-            goes_right = x > np.take(self.threshold, node)
+            x = np.take(values, np.take(feature, node, mode="clip") + row_starts, mode="clip")
+            goes_right = x > np.take(threshold, node, mode="clip")
             if has_missing:
-                goes_right = np.where(np.isnan(x), ~np.take(self.missing_left, node), goes_right)
-            node = np.take(children, 2 * node + goes_right)
-        return self.baseline + self.value[node].sum(axis=1)
+                goes_right = np.where(np.isnan(x), ~np.take(missing_left, node, mode="clip"), goes_right)
+            node += goes_right
+            node = np.take(children, node, mode="clip")
+        return self.baseline + np.take(value, node, mode="clip").sum(axis=1)
 
     @functools.cached_property
-    def _walk_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(feature, children, roots) as platform integers; ``children`` interleaves ``left`` and
-        ``right``: node ``i``'s left child at ``2i``, its right one at ``2i + 1``."""
-        children = np.column_stack([self.left, self.right]).ravel()
-        return self.feature.astype(np.intp), children.astype(np.intp), self.roots.astype(np.intp)
+    def _walk_arrays(self) -> tuple[np.ndarray, ...]:
+        """(feature, threshold, missing_left, children, value, roots) indexed by doubled node ids: each
+        node's entry twice, ``children`` interleaving the doubled ids of its left and right child."""
+        twice = functools.partial(np.repeat, repeats=2)
+        children = 2 * np.column_stack([self.left, self.right]).ravel().astype(np.intp)
+        return (twice(self.feature.astype(np.intp)), twice(self.threshold), twice(self.missing_left), children,
+                twice(self.value), 2 * self.roots.astype(np.intp))
 
     def predict_proba(self, X: np.ndarray) -> np.ndarray:
         """P(positive) per row."""
