@@ -19,6 +19,7 @@ from typing import Any, Sequence, Union
 import numpy as np
 
 from ..extractors import Document
+from ..gcpause import cyclic_gc_paused
 from .blockmodel import BlockModel, page_blocks
 from .boundaries import BOUNDARY_SCORE, closing_lines
 from .clean import CleanOptions, clean_dom, prune_block
@@ -122,6 +123,7 @@ class MSS:
         heading, repeats_headline = anchor_heading(cleaned, headline, alternatives)
         return tokenize(cleaned, heading), repeats_headline
 
+    @cyclic_gc_paused  # the token walk's allocations, as in BlockMSS.extract
     def extract(self, html: str | bytes, url: str | None = None) -> MSSResult:
         """The article of a page (``url`` is accepted for the block pipeline's sake and not used)."""
         tokens, repeats_headline = self._anchored_tokens(html)
@@ -226,6 +228,9 @@ class BlockMSS:
     def __init__(self, model: BlockModel):
         self.model = model
 
+    # the token walk keeps every element it passes alive until the page is done, and collections
+    # triggered by its allocations walked them again and again: about 0.6 ms of a 13 ms page
+    @cyclic_gc_paused
     def extract(self, html: str | bytes, url: str | None = None) -> MSSResult:
         blocks = page_blocks(html, url)
         if not blocks.lines.size:
