@@ -153,7 +153,7 @@ def test_pages_without_an_article_or_with_broken_text_give_a_clear_result():
     assert found["text"] == "" and found["reason"]
     assert sitewise.extract("<p>no", output="markdown") == ""
     broken = "<p>Broken \udc80 text " + "with enough words to be a paragraph of an article " * 3 + "</p>"
-    assert sitewise.extract(broken).startswith("Broken? text")  # a lone surrogate is replaced, not fatal
+    assert sitewise.extract(broken).startswith("Broken ? text")  # a lone surrogate is replaced, not fatal
     mis_encoded = b"<p>caf\xe9 \xff\xfe " + b"words of a paragraph long enough to count " * 3 + b"</p>"
     assert sitewise.extract(mis_encoded).startswith("café")  # not UTF-8: read as cp1252
 

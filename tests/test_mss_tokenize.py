@@ -1,4 +1,5 @@
 """The MSS tokenizer: tags, words and symbols as the paper defines them."""
+import numpy as np
 import pytest
 from lxml import etree
 
@@ -64,6 +65,22 @@ def test_most_recent_unclosed_tag_links_lines_and_contexts():
     assert tokens.contexts[index["one"]] == "comment"
     assert tokens.lines[index["one"]] == tokens.lines[index["two"]] != tokens.lines[index["three"]]
     assert tokens.text() == "one two\nthree"
+
+
+def test_text_comes_back_spaced_as_the_page_spaces_it():
+    tokens = tokenize(
+        "<p>The 1780s, you\u2019ll see (really).</p>"
+        "<p>K<span>eep</span> it: 10<sup>th</sup>  <a href='/x'>time</a>.\u00a0Done \u6771\u4eac<b>\u90fd</b></p>"
+    )
+    assert tokens.text() == "The 1780s, you\u2019ll see (really).\nKeep it: 10th time. Done \u6771\u4eac\u90fd"
+    # a word left out between two others leaves a space, not a joined word
+    words = {w: i for i, w in enumerate(tokens.words) if w}
+    keep = np.ones(len(tokens), dtype=bool)
+    keep[words["s"]] = False  # "1780s" is two tokens, "1780" and "s"
+    assert tokens.text(keep=keep).startswith("The 1780 , you")
+    keep = np.ones(len(tokens), dtype=bool)
+    keep[words["eep"]] = False
+    assert tokens.text(keep=keep).split("\n")[1].startswith("K it:")
 
 
 def test_an_unclosed_title_does_not_swallow_the_page():

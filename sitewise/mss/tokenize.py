@@ -7,7 +7,8 @@ tokens. Everything inside ``<script>``/``<style>`` is dropped, tags outside :dat
 
 Besides the normalised token (the classifier's feature), each token keeps what the extractor needs to
 give text back: the word as written, the output line it belongs to, the index of its element's partner
-tag, and its most-recent-unclosed tag (the parent element's tag).
+tag, and its most-recent-unclosed tag (the parent element's tag); the pieces of text the words came from
+give the page's own spacing back ("5th", "don’t", not "5 th", "don’ t").
 """
 from __future__ import annotations
 
@@ -58,7 +59,6 @@ _TOKEN = re.compile(
     r"|[^\w\s]"
 )
 _NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
-_UNSPACED_CHAR = re.compile(r"[\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\uffef\u0e00-\u0e7f]")
 
 #: Token kinds.
 WORD, OPEN, CLOSE = 0, 1, 2
@@ -123,6 +123,14 @@ class TokenSequence:
     #: The block model judges a line by these containers.
     line_blocks: dict[int, tuple[int, ...]] = field(default_factory=dict, repr=False)
     line_owners: dict[int, "etree._Element | None"] = field(default_factory=dict, repr=False)
+    #: The pieces of text the words came from (an element's text or tail), in document order; the index of
+    #: each piece's first word token and the index after its last; and per piece, whether the page has white
+    #: space between it and the piece before (its own leading white space aside): what gives text back with
+    #: the page's own spacing.
+    pieces: list[str] = field(default_factory=list, repr=False)
+    piece_starts: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64), repr=False)
+    piece_ends: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64), repr=False)
+    piece_spaced: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool), repr=False)
     #: Values derived from the tokens, computed once (e.g. the line scorer's line classes).
     memo: dict = field(default_factory=dict, repr=False, compare=False)
     _features: list[str] | None = field(default=None, repr=False)
@@ -183,8 +191,9 @@ class TokenSequence:
         ]
 
     def text(self, start: int = 0, end: int | None = None, keep: np.ndarray | None = None) -> str:
-        """The words of tokens ``start``..``end`` (exclusive), one output line per block; ``keep`` is an
-        optional boolean mask over all tokens (False drops a word)."""
+        """The words of tokens ``start``..``end`` (exclusive), one output line per block, spaced as the page
+        spaces them ("5th", "don’t", "K<span>eep</span>"; white space runs become one space); ``keep`` is an
+        optional boolean mask over all tokens (False drops a word, and a space stands where it was)."""
         end = len(self) if end is None else end
         chosen = self.kinds[start:end] == WORD
         if keep is not None:
@@ -192,11 +201,34 @@ class TokenSequence:
         index = np.flatnonzero(chosen) + start
         if not index.size:
             return ""
-        picked = [self.words[i] for i in index.tolist()]
-        # a new output line wherever the line number changes between consecutive kept words
-        lines = self.lines[index]
-        breaks = (np.flatnonzero(lines[1:] != lines[:-1]) + 1).tolist()
-        return "\n".join(_join(picked[a:b]) for a, b in zip([0, *breaks], [*breaks, len(picked)]))
+        # Text is given back piece by piece (an element's text or tail holds one line's words): a piece
+        # whose words are all chosen is its own text with white space runs made single spaces, which is
+        # what most pieces of an extraction are; the others are rebuilt word by word.
+        piece_of = np.searchsorted(self.piece_starts, index, "right") - 1
+        pieces, first, counts = np.unique(piece_of, return_index=True, return_counts=True)
+        starts, ends = self.piece_starts[pieces], self.piece_ends[pieces]
+        whole = counts == ends - starts
+        # a piece follows the one before without a space when the page has none between them and the
+        # words on both sides of the seam are chosen
+        last = np.append(first[1:], index.size) - 1
+        seamless = np.zeros(pieces.size, dtype=bool)
+        seamless[1:] = ((pieces[1:] == pieces[:-1] + 1) & ~self.piece_spaced[pieces[1:]]
+                        & (index[first[1:]] == starts[1:]) & (index[last[:-1]] == ends[:-1] - 1))
+        line_of = self.lines[starts]
+        new_line = np.zeros(pieces.size, dtype=bool)
+        new_line[1:] = line_of[1:] != line_of[:-1]
+        out: list[str] = []
+        texts, words = self.pieces, self.words
+        for i, piece in enumerate(pieces.tolist()):
+            text = texts[piece]
+            if i:
+                out.append("\n" if new_line[i] else "" if seamless[i] and not text[0].isspace() else " ")
+            if whole[i]:
+                out.append(" ".join(text.split()))
+            else:
+                chosen_here = (index[first[i] : first[i] + counts[i]] - starts[i]).tolist()
+                out.append(_some_words(text, [words[int(starts[i]) + k] for k in chosen_here], chosen_here))
+        return "".join(out)
 
     def html(self, start: int, end: int) -> str:
         """The tokens ``start``..``end`` as an HTML fragment (tags normalised, words as written)."""
@@ -210,20 +242,17 @@ class TokenSequence:
         return " ".join(parts)
 
 
-#: Tokens with no space before them (closing punctuation, hyphens) and after them (opening ones, hyphens).
-_NO_SPACE_BEFORE = frozenset(".,;:!?)]}%'’”»-")
-_NO_SPACE_AFTER = frozenset("([{'‘“«$#@/-")
+#: The white space before each token of a piece of text (one match per token, as :data:`_TOKEN` finds them).
+_GAPS = re.compile(r"(\s*)(?:" + _TOKEN.pattern + ")").findall
 
 
-def _join(words: list[str]) -> str:
-    """Words back into a readable line: no space before closing punctuation, after opening
-    punctuation, around hyphens, or between two characters of a script written without spaces."""
+def _some_words(piece: str, words: list[str], positions: list[int]) -> str:
+    """Some of a piece's words (``positions``: their ascending places among its tokens) spaced as the
+    piece spaces them, with one space where words between them were left out."""
+    gaps = _GAPS(piece)
     out = [words[0]]
-    for prev, word in zip(words, words[1:]):
-        if not (word in _NO_SPACE_BEFORE or prev in _NO_SPACE_AFTER
-                or (len(prev) == 1 == len(word) and _UNSPACED_CHAR.fullmatch(prev) and _UNSPACED_CHAR.fullmatch(word))):
-            out.append(" ")
-        out.append(word)
+    for previous, position, word in zip(positions, positions[1:], words[1:]):
+        out.append(word if position == previous + 1 and not gaps[position] else " " + word)
     return "".join(out)
 
 
@@ -312,6 +341,10 @@ class _Builder:
         self.opened: dict[int, tuple[int, etree._Element]] = {}
         self.line_blocks: dict[int, tuple[int, ...]] = {}
         self.line_owners: dict[int, etree._Element | None] = {}
+        self.pieces: list[str] = []
+        self.piece_starts: list[int] = []
+        self.piece_sizes: list[int] = []
+        self.piece_spaced: list[bool] = []
 
     def walk(self, root: etree._Element) -> None:
         """Append the tokens of ``root`` and everything in it, in document order.
@@ -322,6 +355,8 @@ class _Builder:
         kinds, tags, words, scopes = self.kinds, self.tags, self.words, self.scopes
         lines, closes, links, opened = self.lines, self.closes, self.links, self.opened
         line_blocks, line_owners = self.line_blocks, self.line_owners
+        pieces, piece_starts, piece_sizes, piece_spaced = self.pieces, self.piece_starts, self.piece_sizes, self.piece_spaced
+        spaced = False  # white space in the page since the last piece of text
         anchor_element = self.anchor_element
         find_tokens = _TOKEN.findall
         line = 0
@@ -387,10 +422,18 @@ class _Builder:
                         line += 1
                 text = element.tail
             # the WORD tokens of the text just entered (an element's text or tail)
-            if not text or text.isspace():  # the most common text by far: indentation between tags
+            if not text:
+                continue
+            if text.isspace():  # the most common text by far: indentation between tags
+                spaced = True
                 continue
             found = find_tokens(text)
             n = len(found)
+            pieces.append(text)
+            piece_starts.append(len(kinds))
+            piece_sizes.append(n)
+            piece_spaced.append(spaced)
+            spaced = text[-1].isspace()
             if line not in line_blocks:
                 line_blocks[line] = tuple(blocks)
                 line_owners[line] = opened[blocks[-1]][1] if blocks else None
@@ -416,6 +459,10 @@ class _Builder:
             anchor=self.anchor,
             line_blocks=self.line_blocks,
             line_owners=self.line_owners,
+            pieces=self.pieces,
+            piece_starts=np.asarray(self.piece_starts, dtype=np.int64),
+            piece_ends=np.asarray(self.piece_starts, dtype=np.int64) + np.asarray(self.piece_sizes, dtype=np.int64),
+            piece_spaced=np.asarray(self.piece_spaced, dtype=bool),
         )
 
 
