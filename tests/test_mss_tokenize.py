@@ -124,3 +124,36 @@ def _as_lxml_reads_the_str(html: str):
 def test_a_str_page_parses_as_lxml_reads_the_str(html):
     root = parse_html(html)
     assert (None if root is None else etree.tostring(root)) == _as_lxml_reads_the_str(html)
+
+
+def test_any_choice_of_words_comes_back_whole_and_single_spaced():
+    """Random markup, random ranges and masks: the text holds exactly the chosen words, in order, with
+    no empty line and no double space (whole pieces and pieces rebuilt word by word alike)."""
+    import random
+    import re
+
+    rng = random.Random(0)
+    texts = ["foo", "bar", "5th", "you\u2019ll", " ", "  ", "\n", ",", ".", "(x)", "\u6771\u4eac", "K", "eep", "\xa0"]
+    tags = ["span", "b", "a", "p", "div", "br", "li", "script"]
+
+    def markup(depth: int = 0) -> str:
+        parts = []
+        for _ in range(rng.randint(1, 5)):
+            if rng.random() < 0.5 or depth > 3:
+                parts.append("".join(rng.choice(texts) for _ in range(rng.randint(1, 4))))
+            else:
+                tag = rng.choice(tags)
+                parts.append("<br>" if tag == "br" else f"<{tag}>{markup(depth + 1)}</{tag}>")
+        return "".join(parts)
+
+    for _ in range(400):
+        tokens = tokenize("<body>" + markup() + "</body>")
+        if not len(tokens):
+            continue
+        start = rng.randint(0, len(tokens) - 1)
+        end = rng.randint(start, len(tokens))
+        keep = np.array([rng.random() < 0.8 for _ in range(len(tokens))])
+        text = tokens.text(start, end, keep)
+        chosen = [i for i in range(start, end) if tokens.kinds[i] == WORD and keep[i]]
+        assert re.sub(r"\s", "", text) == "".join(tokens.words[i] for i in chosen)
+        assert not text or all(line and line == line.strip() and "  " not in line for line in text.split("\n"))
