@@ -122,6 +122,37 @@ def test_a_version_1_model_file_still_loads(model, tmp_path):
     assert np.array_equal(loaded.decision_function(X), model.members_[0].ensembles[0].decision_function(X))
 
 
+def test_a_scant_reading_of_a_page_of_plausible_cards_is_read_again():
+    """A collection: one sure intro line of 20 words, ten cards of 30 words the model is unsure of."""
+    model = BlockModel()
+    probabilities = np.array([0.9] + [0.3] * 10 + [0.05])
+    words = np.array([20] + [30] * 10 + [40])
+    keep = model.select(probabilities, words)
+    assert keep.tolist() == [True] * 11 + [False]
+    # the first reading alone (the relaxed one switched off) keeps the intro line only
+    strict = BlockModel(max_scant_words=0)
+    assert strict.select(probabilities, words).tolist() == [True] + [False] * 11
+
+
+def test_a_full_reading_or_an_empty_one_is_not_read_again():
+    model = BlockModel()
+    # an article: its paragraphs are sure, the unsure teasers around it stay out
+    article = np.array([0.3, 0.9, 0.9, 0.9, 0.3, 0.3])
+    assert model.select(article, np.array([30, 50, 50, 50, 30, 30])).tolist() == [False, True, True, True, False, False]
+    # a page without an article: nothing sure, nothing read again
+    assert not model.select(np.array([0.3] * 6), np.full(6, 30)).any()
+
+
+def test_the_relaxed_reading_settings_are_kept_in_the_model_file(model, tmp_path):
+    custom = BlockModel.from_dict({**model.to_dict(), "relaxed_threshold": 0.25, "max_scant_words": 50})
+    again = load_model(custom.save(tmp_path / "custom.json.gz"))
+    assert (again.relaxed_threshold, again.max_scant_words, again.max_scant_share) == (0.25, 50.0, 0.35)
+    # a file written before the relaxed reading existed reads it at its defaults
+    older = {key: value for key, value in model.to_dict().items()
+             if key not in ("relaxed_threshold", "max_scant_words", "max_scant_share")}
+    assert BlockModel.from_dict(older).relaxed_threshold == 0.2
+
+
 def test_model_file_round_trip_is_byte_stable(model, tmp_path):
     first, second = model.save(tmp_path / "a.json.gz"), model.save(tmp_path / "b.json.gz")
     assert first.read_bytes() == second.read_bytes()  # no time stamp in the gzip header

@@ -53,7 +53,8 @@ DEFAULT_OUT = Path("docs/bench-mss.md")
 #: boosting names, and the decoder's): for quick runs and for trying settings without editing the code.
 MODEL_SETTINGS = (
     "max_iter", "learning_rate", "max_depth", "max_leaf_nodes", "min_samples_leaf", "l2_regularization",
-    "max_features", "seeds", "threshold", "min_segment_share", "min_block_probability",
+    "max_features", "seeds", "threshold", "min_segment_share", "min_block_probability", "relaxed_threshold",
+    "max_scant_words", "max_scant_share",
 )
 #: Progress is logged every this many pages.
 PROGRESS_EVERY = 100
