@@ -134,13 +134,16 @@ def test_a_scant_reading_of_a_page_of_plausible_cards_is_read_again():
     assert strict.select(probabilities, words).tolist() == [True] + [False] * 11
 
 
-def test_a_full_reading_or_an_empty_one_is_not_read_again():
+def test_a_full_reading_is_not_read_again_and_an_empty_one_only_for_enough_words():
     model = BlockModel()
     # an article: its paragraphs are sure, the unsure teasers around it stay out
     article = np.array([0.3, 0.9, 0.9, 0.9, 0.3, 0.3])
     assert model.select(article, np.array([30, 50, 50, 50, 30, 30])).tolist() == [False, True, True, True, False, False]
-    # a page without an article: nothing sure, nothing read again
-    assert not model.select(np.array([0.3] * 6), np.full(6, 30)).any()
+    # a page without an article: one plausible newsletter line among furniture stays "no article" ...
+    nothing = np.array([0.05, 0.3, 0.05, 0.05])
+    assert not model.select(nothing, np.array([20, 10, 20, 20])).any()
+    # ... while a page where nothing is sure but a long stretch is plausible gets the second reading
+    assert model.select(np.array([0.05] + [0.3] * 4), np.array([20] + [30] * 4)).tolist() == [False] + [True] * 4
 
 
 def test_the_relaxed_reading_settings_are_kept_in_the_model_file(model, tmp_path):
