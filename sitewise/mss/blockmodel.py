@@ -71,13 +71,18 @@ MIN_BLOCK_PROBABILITY = 0.4
 #: :data:`RELAXED_THRESHOLD`; the first reading keeps under :data:`MAX_SCANT_SHARE` of those words),
 #: the page's main content is of a kind the model is unsure of — the cards of a collection or a listing,
 #: which it ranks above the rest of the page but scores 0.05–0.45 — and the page is decoded again with
-#: the relaxed threshold (as its in-run floor too). Out of fold (docs/mss.md, session 9): wcxb-dev 0.8480 → 0.8580 (collections 0.538
-#: → 0.605, listings 0.641 → 0.695, products 0.612 → 0.632), CleanEval +0.0002, dragnet +0.0004,
-#: readability's pages and l3s-gn1 unchanged; a first reading of up to 300 words cost l3s-gn1 and dragnet
-#: (article pages whose short story has a long comment thread), a threshold of 0.3 gained less.
+#: the relaxed threshold (as its in-run floor too). Out of fold (docs/mss.md, session 9): wcxb-dev
+#: 0.8480 → 0.8580 (collections 0.538 → 0.605, listings 0.641 → 0.695, products 0.612 → 0.632), CleanEval
+#: +0.0002, dragnet +0.0004, readability's pages and l3s-gn1 unchanged; a first reading of up to 300 words
+#: cost l3s-gn1 and dragnet (article pages whose short story has a long comment thread), a threshold of
+#: 0.3 gained less.
 RELAXED_THRESHOLD = 0.2
 MAX_SCANT_WORDS = 100
 MAX_SCANT_SHARE = 0.35
+#: The second reading's settings by attribute name, with their defaults: what a model file stores (a file
+#: written before the second reading existed reads the defaults).
+_RELAXED_READING = {"relaxed_threshold": RELAXED_THRESHOLD, "max_scant_words": MAX_SCANT_WORDS,
+                    "max_scant_share": MAX_SCANT_SHARE}
 #: A page the first reading finds nothing on is read again as well, and what the relaxed reading finds is
 #: kept only when it is at least this many words: a page without main content holds little the model
 #: even finds plausible (a newsletter line, a footer), and such a page keeps its "no article". Out of fold:
@@ -165,8 +170,8 @@ class BlockModel:
         finds :data:`MIN_RELAXED_WORDS` words."""
         keep = self._runs(probabilities, words, boundaries, self.threshold, self.min_block_probability)
         kept = words[keep].sum()
-        plausible = words[probabilities >= self.relaxed_threshold].sum()
-        if kept <= self.max_scant_words and kept < self.max_scant_share * plausible:
+        scant = kept <= self.max_scant_words  # (the plausible words are counted only then)
+        if scant and kept < self.max_scant_share * words[probabilities >= self.relaxed_threshold].sum():
             floor = min(self.min_block_probability, self.relaxed_threshold)
             relaxed = self._runs(probabilities, words, boundaries, self.relaxed_threshold, floor)
             if kept or words[relaxed].sum() >= MIN_RELAXED_WORDS:
@@ -189,8 +194,7 @@ class BlockModel:
         return keep & (probabilities >= floor)
 
     def _relaxed_reading(self) -> dict[str, float]:
-        return {"relaxed_threshold": self.relaxed_threshold, "max_scant_words": self.max_scant_words,
-                "max_scant_share": self.max_scant_share}
+        return {name: getattr(self, name) for name in _RELAXED_READING}
 
     # -- persistence -----------------------------------------------------------------------------------
 
@@ -208,10 +212,7 @@ class BlockModel:
             raise ValueError(f"not a {FORMAT} document of version {' or '.join(map(str, READABLE_VERSIONS))}")
         if tuple(document["features"]) != FEATURE_NAMES:
             raise ValueError("the model was trained on other block features than this sitewise computes")
-        # (files written before the relaxed reading existed get it at its defaults)
-        relaxed = {name: float(document.get(name, default)) for name, default in
-                   (("relaxed_threshold", RELAXED_THRESHOLD), ("max_scant_words", MAX_SCANT_WORDS),
-                    ("max_scant_share", MAX_SCANT_SHARE))}
+        relaxed = {name: float(document.get(name, default)) for name, default in _RELAXED_READING.items()}
         model = cls(float(document["threshold"]), float(document["min_segment_share"]),
                     float(document.get("min_block_probability", 0.0)), **relaxed)
         if document["version"] == 1:

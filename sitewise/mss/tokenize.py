@@ -226,8 +226,8 @@ class TokenSequence:
             if whole[i]:
                 out.append(" ".join(text.split()))
             else:
-                chosen_here = (index[first[i] : first[i] + counts[i]] - starts[i]).tolist()
-                out.append(_some_words(text, [words[int(starts[i]) + k] for k in chosen_here], chosen_here))
+                chosen = index[first[i] : first[i] + counts[i]]
+                out.append(_some_words(text, [words[j] for j in chosen.tolist()], (chosen - starts[i]).tolist()))
         return "".join(out)
 
     def html(self, start: int, end: int) -> str:
@@ -343,7 +343,7 @@ class _Builder:
         self.line_owners: dict[int, etree._Element | None] = {}
         self.pieces: list[str] = []
         self.piece_starts: list[int] = []
-        self.piece_sizes: list[int] = []
+        self.piece_ends: list[int] = []
         self.piece_spaced: list[bool] = []
 
     def walk(self, root: etree._Element) -> None:
@@ -355,7 +355,7 @@ class _Builder:
         kinds, tags, words, scopes = self.kinds, self.tags, self.words, self.scopes
         lines, closes, links, opened = self.lines, self.closes, self.links, self.opened
         line_blocks, line_owners = self.line_blocks, self.line_owners
-        pieces, piece_starts, piece_sizes, piece_spaced = self.pieces, self.piece_starts, self.piece_sizes, self.piece_spaced
+        pieces, piece_starts, piece_ends, piece_spaced = self.pieces, self.piece_starts, self.piece_ends, self.piece_spaced
         spaced = False  # white space in the page since the last piece of text
         anchor_element = self.anchor_element
         find_tokens = _TOKEN.findall
@@ -431,7 +431,7 @@ class _Builder:
             n = len(found)
             pieces.append(text)
             piece_starts.append(len(kinds))
-            piece_sizes.append(n)
+            piece_ends.append(len(kinds) + n)
             piece_spaced.append(spaced)
             spaced = text[-1].isspace()
             if line not in line_blocks:
@@ -461,7 +461,7 @@ class _Builder:
             line_owners=self.line_owners,
             pieces=self.pieces,
             piece_starts=np.asarray(self.piece_starts, dtype=np.int64),
-            piece_ends=np.asarray(self.piece_starts, dtype=np.int64) + np.asarray(self.piece_sizes, dtype=np.int64),
+            piece_ends=np.asarray(self.piece_ends, dtype=np.int64),
             piece_spaced=np.asarray(self.piece_spaced, dtype=bool),
         )
 
