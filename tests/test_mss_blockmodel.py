@@ -146,6 +146,39 @@ def test_a_full_reading_is_not_read_again_and_an_empty_one_only_for_enough_words
     assert model.select(np.array([0.05] + [0.3] * 4), np.array([20] + [30] * 4)).tolist() == [False] + [True] * 4
 
 
+def test_a_comment_thread_after_the_article_leaves_while_a_forum_thread_stays():
+    model = BlockModel()
+    probabilities = np.array([0.9, 0.9, 0.9, 0.95, 0.9, 0.95])
+    words = np.array([10, 80, 60, 12, 40, 30])
+    # a story, then its comments (the model sure of them: they read like prose)
+    story = np.array([False, False, False, True, True, True])
+    assert model.select(probabilities, words, comments=story).tolist() == [True] * 3 + [False] * 3
+    # a thread whose reading starts inside it: the posts are the page's content
+    forum = np.ones(6, dtype=bool)
+    assert model.select(probabilities, words, comments=forum).all()
+    # a thread before the article's first kept block (a comment count in the header) is not cut
+    header = np.array([True, False, False, False, False, False])
+    assert model.select(probabilities, words, comments=header).all()
+
+
+def test_blocks_in_a_comment_thread_are_told_by_their_containers():
+    html = (
+        "<html><body><article><h1>Harbour reopens</h1>"
+        "<p>The harbour reopened on Monday after a year of repairs to the old sea wall.</p></article>"
+        "<section id='comments'><ol class='commentlist'><li class='comment'><div class='comment-body'>"
+        "<p>About time, the wall has been falling apart for years.</p></div></li></ol></section>"
+        "<div class='comments-wrapper'><div class='outer'><div class='inner'><div class='deep'>"
+        "<p>Too far above to count as a thread.</p></div></div></div></div></body></html>"
+    )
+    blocks = page_blocks(html)
+    texts = blocks.text(np.ones(blocks.lines.size, dtype=bool)).split("\n")
+    in_thread = dict(zip(texts, blocks.comments.tolist()))
+    assert in_thread == {"Harbour reopens": False,
+                         "The harbour reopened on Monday after a year of repairs to the old sea wall.": False,
+                         "About time, the wall has been falling apart for years.": True,
+                         "Too far above to count as a thread.": False}
+
+
 def test_the_relaxed_reading_settings_are_kept_in_the_model_file(model, tmp_path):
     custom = BlockModel.from_dict({**model.to_dict(), "relaxed_threshold": 0.25, "max_scant_words": 50})
     again = load_model(custom.save(tmp_path / "custom.json.gz"))

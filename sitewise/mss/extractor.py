@@ -237,7 +237,7 @@ class BlockMSS:
             return MSSResult("", None, 0.0, reason="no text")
         probabilities = self.model.predict_proba(blocks.features)
         words = blocks.words
-        keep = self.model.select(probabilities, words, blocks.boundaries)
+        keep = self.model.select(probabilities, words, blocks.boundaries, blocks.comments)
         if not keep.any():
             return MSSResult("", None, 0.0, reason="no block scored as article")
         if words[keep].sum() < MIN_ARTICLE_WORDS:
