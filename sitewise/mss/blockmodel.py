@@ -13,7 +13,8 @@ Decoding is the paper's maximum subsequence, over blocks instead of tokens: a bl
 (forum posts between signatures, product sections between widgets), the other maximal runs
 (Ruzzo & Tompa) join it when each is worth at least :attr:`BlockModel.min_segment_share` of it. A page
 whose reading keeps next to nothing of what the model finds plausible is read again at a lower threshold
-(:data:`RELAXED_THRESHOLD`): the cards of collections and listings.
+(:data:`RELAXED_THRESHOLD`): the cards of collections and listings. Once a reading has kept a block
+outside any comment thread, the thread blocks after it leave (:data:`COMMENT_THREAD_DEPTH`).
 """
 from __future__ import annotations
 
