@@ -28,12 +28,13 @@ PREVIEW_MAX_BLOCKS = 1000
 PREVIEW_TEXT_CHARS = 400
 
 
-def find_article(page: Page | None, html: str | None, site: str | None, url: str | None = None) -> Article:
+def find_article(page: Page | None, html: str | None, site: str | None, url: str | None = None,
+                 include_comments: bool = False) -> Article:
     """The pipeline's answer, with the site's current rules."""
     svc = services()
     rules = svc.store.rules(site) if site else None
     article = run_cpu_bound(pipeline_find_article, page, html, rules, mss_model=svc.settings.mss_model or None,
-                            url=url)
+                            url=url, include_comments=include_comments)
     article.site = site
     return article
 
@@ -42,7 +43,8 @@ def find_article(page: Page | None, html: str | None, site: str | None, url: str
 
 
 def extract_request(data: Any) -> dict[str, Any]:
-    """Answer an extraction request: ``{"page": {...}}`` and/or ``{"html": "...", "url": "..."}``."""
+    """Answer an extraction request: ``{"page": {...}}`` and/or ``{"html": "...", "url": "..."}``, and
+    ``"include_comments": true`` to keep an article's comment thread where it scores as content."""
     if not isinstance(data, dict):
         raise ApiError.bad_field("(request)", "must be a JSON object with page or html")
     page = validate_page(data["page"], prefix="page") if data.get("page") is not None else None
@@ -60,6 +62,9 @@ def extract_request(data: Any) -> dict[str, Any]:
     url = data.get("url")
     if url is not None and not isinstance(url, str):
         raise ApiError.bad_field("url", "must be a string")
+    include_comments = data.get("include_comments", False)
+    if not isinstance(include_comments, bool):
+        raise ApiError.bad_field("include_comments", "must be true or false")
     if page is None and not html:
         raise ApiError.bad_field("(request)", "give page (a collected page) or html")
     site = None
@@ -70,7 +75,7 @@ def extract_request(data: Any) -> dict[str, Any]:
             site = services().store.site_key(host_of(url))
         except PageError as exc:
             raise ApiError.bad_field("url", exc.reason) from None
-    return find_article(page, html, site, url).to_json()
+    return find_article(page, html, site, url, include_comments).to_json()
 
 
 # -- the dashboard's preview -----------------------------------------------------------------------------

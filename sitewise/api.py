@@ -97,7 +97,8 @@ class Extracted:
 
 
 def extract(
-    html: str | bytes, url: str | None = None, *, rules: RulesSource = None, output: Output = "text"
+    html: str | bytes, url: str | None = None, *, rules: RulesSource = None, output: Output = "text",
+    include_comments: bool = False,
 ) -> str:
     """The article of one page.
 
@@ -108,6 +109,8 @@ def extract(
     fallback otherwise. ``output``: ``"text"`` (the article, one block per line), ``"markdown"``
     (headings, lists and quotes kept) or ``"json"`` (a JSON object: the text, heading and body, the
     page's title, author, date and language, and how it was found: method, template, confidence).
+    ``include_comments``: the fallback judges an article's comment thread like any other text instead
+    of leaving it out (as trafilatura's option of that name; a site's rules select what they learned).
 
     A page without an article gives ``""`` (text, Markdown) or a JSON object whose ``text`` is ``""`` and
     whose ``reason`` says why. Raises :class:`InputError` for input that is not a readable page and
@@ -117,7 +120,7 @@ def extract(
         raise InputError(f"output must be one of {', '.join(OUTPUTS)}, not {output!r}")
     page_html = readable_html(html)
     # text and Markdown are the article alone: the page's metadata (a second parse) is read for JSON only
-    found = extract_article(page_html, url, rules=rules, metadata=output == "json")
+    found = extract_article(page_html, url, rules=rules, metadata=output == "json", include_comments=include_comments)
     return formatted(found, page_html, output)
 
 
@@ -130,6 +133,7 @@ def extract_article(
     mss_model: str | None = None,
     metadata: bool = True,
     site_rules: bool = False,
+    include_comments: bool = False,
 ) -> Extracted:
     """:func:`extract`'s answer before it is formatted. ``page_html``: the page as :func:`readable_html`
     gives it (checked and decoded once, by the caller, who formats the answer from it too); ``page``: the
@@ -137,13 +141,14 @@ def extract_article(
     file instead of the configured one; ``metadata``: False leaves the page's title, author, date,
     language, site name and description unread (None), and the heading unsplit from the body;
     ``site_rules``: ``rules`` is the rule set a store or server gave for this page's site (already
-    checked, and the site's own even when an administrator joined its domain to another)."""
+    checked, and the site's own even when an administrator joined its domain to another);
+    ``include_comments``: as for :func:`extract`."""
     from .metadata import Metadata, read_metadata
     from .pipeline import find_article
 
     site = site_for(url)
     rule_set, mismatch = (rules, "") if site_rules else _rules_for(rules, site)
-    article = find_article(page, page_html, rule_set, mss_model=mss_model, url=url)
+    article = find_article(page, page_html, rule_set, mss_model=mss_model, url=url, include_comments=include_comments)
     if mismatch and article.method == "mss":
         article.fallback_reason = mismatch
     page_metadata = read_metadata(page_html) if metadata else Metadata()

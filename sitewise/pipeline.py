@@ -56,18 +56,20 @@ class Article:
 
 def find_article(
     page: Page | None, html: str | None, rules: dict[str, Any] | None, *, mss_model: Any = None,
-    url: str | None = None,
+    url: str | None = None, include_comments: bool = False,
 ) -> Article:
     """The article of a page: by ``rules`` (the site's current rule set) when given and confident,
     otherwise by MSS on the HTML (rebuilt from the blocks when only a collected page is at hand).
-    ``url``: the page's address when only its HTML is at hand (one of the fallback's signals)."""
+    ``url``: the page's address when only its HTML is at hand (one of the fallback's signals).
+    ``include_comments``: MSS judges an article's comment thread like any other text instead of leaving
+    it out (rules select what they learned)."""
     fallback_reason = "site not learned"
     if rules is not None:
         by_rules = _by_rules(rules, page, html)
         if by_rules.reason == "ok":
             return by_rules
         fallback_reason = f"rules did not apply: {by_rules.reason}"
-    article = _by_mss(page, html, mss_model, url or (page.url if page is not None else None))
+    article = _by_mss(page, html, mss_model, url or (page.url if page is not None else None), include_comments)
     article.fallback_reason = fallback_reason
     return article
 
@@ -107,11 +109,11 @@ def _by_rules(rules: dict[str, Any], page: Page | None, html: str | None) -> Art
     return article
 
 
-def _by_mss(page: Page | None, html: str | None, model: Any, url: str | None) -> Article:
+def _by_mss(page: Page | None, html: str | None, model: Any, url: str | None, include_comments: bool) -> Article:
     from .mss import extract_mss
 
     source = html or (page.html if page is not None else None) or rebuild_html(page)
-    result = extract_mss(source, model, url)
+    result = extract_mss(source, model, url, include_comments)
     article = Article(method="mss", text=result.text, body=result.text, span=list(result.span) if result.span else None, reason=result.reason)
     if page is not None:
         article.site = page.site

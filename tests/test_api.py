@@ -14,6 +14,7 @@ from sitewise.api import MAX_HTML_CHARS
 from sitewise.metrics import word_prf
 
 from bookmarklet_support import serve_app
+from comments_support import COMMENTS, STORY, URL, blog_page
 from learn_support import sample_pages
 from server_support import settings_for
 
@@ -56,6 +57,24 @@ def test_only_json_output_reads_the_pages_metadata(story, monkeypatch):
     monkeypatch.setattr(sitewise.metadata, "read_metadata", lambda html: read.append(html) or real(html))
     assert sitewise.extract(sample.html, url) == text and not read  # a second parse the text never needs
     assert json.loads(sitewise.extract(sample.html, url, output="json"))["text"] == text and read
+
+
+def test_an_articles_comment_thread_is_left_out_unless_asked_for():
+    """The shipped model scores these comments as content (they read like prose); the fallback leaves the
+    thread after the story out, and keeps it when asked, as trafilatura's ``include_comments``."""
+    from sitewise.mss.extractor import MSS
+
+    html = blog_page()
+    story = "\n".join(STORY)
+    default = sitewise.extract(html, url=URL)
+    assert word_prf(default, story).recall == 1.0
+    assert not any(text in default for _, text in COMMENTS)
+    with_comments = sitewise.extract(html, url=URL, include_comments=True)
+    assert all(text in with_comments for _, text in COMMENTS) and with_comments.startswith(default)
+    # the line scorer's pipeline (no model) takes the same switch: its clean-up keeps the thread's elements
+    line_scorer = MSS()
+    assert not any(text in line_scorer.extract(html).text for _, text in COMMENTS)
+    assert all(text in line_scorer.extract(html, include_comments=True).text for _, text in COMMENTS)
 
 
 def test_learned_rules_find_the_article_with_its_heading_apart(sample_rules, story):

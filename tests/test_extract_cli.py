@@ -10,6 +10,7 @@ import pytest
 from sitewise.cli import main
 
 from bookmarklet_support import serve_app
+from comments_support import COMMENTS, URL, blog_page
 from server_support import settings_for
 
 BASE = "http://gazette.test"
@@ -40,6 +41,16 @@ def test_one_file_in_each_format(saved, sample_site, capsys):
     assert main(["extract", str(saved[story]), "--no-store", "--output", "json"]) == 0
     answer = json.loads(capsys.readouterr().out)
     assert answer["text"] + "\n" == text and answer["source"] == str(saved[story]) and answer["language"] == "en"
+
+
+def test_include_comments_keeps_an_articles_thread(tmp_path, capsys):
+    page = tmp_path / "post.html"
+    page.write_text(blog_page(), encoding="utf-8")
+    assert main(["extract", str(page), "--url", URL, "--no-store"]) == 0
+    assert COMMENTS[0][1] not in capsys.readouterr().out
+    assert main(["extract", str(page), "--url", URL, "--no-store", "--include-comments"]) == 0
+    out = capsys.readouterr().out
+    assert all(text in out for _, text in COMMENTS)
 
 
 def test_stdin(sample_site, monkeypatch, capsys):

@@ -8,6 +8,7 @@ import json
 import pytest
 
 from sitewise.server import create_app
+from comments_support import COMMENTS, URL as BLOG_URL, blog_page
 from server_support import as_gzip, as_json, block, page_dict, settings_for, with_change
 from sitewise.store import Store
 
@@ -398,6 +399,14 @@ def test_extract_finds_the_article_in_html_by_mss(client):
     assert body["fallback_reason"] == "site not learned"
 
 
+def test_extract_keeps_an_articles_comment_thread_only_when_asked(client):
+    request = {"html": blog_page(), "url": BLOG_URL}
+    default = client.post("/api/extract", json=request).get_json()
+    assert default["method"] == "mss" and COMMENTS[0][1] not in default["text"]
+    asked = client.post("/api/extract", json={**request, "include_comments": True}).get_json()
+    assert all(text in asked["text"] for _, text in COMMENTS)
+
+
 def test_extract_names_the_article_blocks_of_a_collected_page(client):
     response = client.post("/api/extract", json={"page": story_page()})
     body = response.get_json()
@@ -435,6 +444,7 @@ def test_extract_falls_back_to_mss_when_no_template_matches(client, store):
         ({"html": 5}, "html"),
         ({"html": "<p>x</p>", "url": 7}, "url"),
         ({"html": "<p>x</p>", "url": "nohost"}, "url"),
+        ({"html": "<p>x</p>", "include_comments": "yes"}, "include_comments"),
         ({"page": with_change(story_page(), "blocks.0.text", "")}, "page.blocks[0].text"),
         ({"page": with_change(story_page(), "blocks.1.box.top", "x")}, "page.blocks[1].box"),
         ({"html": "<div>" * 20_000 + "words" + "</div>" * 20_000}, "html"),

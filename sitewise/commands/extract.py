@@ -46,6 +46,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     rules.add_argument("--server", metavar="URL", help="take each site's rules from this sitewise server")
     rules.add_argument("--no-store", action="store_true", help="do not look up sites' rules in the store")
     parser.add_argument("--mss-model", help="MSS model file (default: configured or shipped, else the baseline)")
+    parser.add_argument("--include-comments", action="store_true",
+                        help="the fallback keeps an article's comment thread when it scores as content")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="worker processes (default: one per core)")
     parser.add_argument("--progress", action="store_true", help="show the progress bar even when stderr is no terminal")
     parser.set_defaults(handler=run)
@@ -64,6 +66,7 @@ class Task:
     page: "Page | None" = None
     #: ``rules`` came from the store or server for this page's site (not from --rules)
     site_rules: bool = False
+    include_comments: bool = False
 
 
 def run(args: argparse.Namespace) -> int:
@@ -98,7 +101,7 @@ def _is_url(source: str) -> bool:
 
 
 def _task(source: str, args: argparse.Namespace, output: str) -> Task:
-    task = Task(source, args.url, None, output, args.mss_model)
+    task = Task(source, args.url, None, output, args.mss_model, include_comments=args.include_comments)
     if _is_url(source):
         task.url = source
     elif source == STDIN:
@@ -170,7 +173,8 @@ def _extract(task: Task) -> dict[str, Any]:
         html = readable_html(source)
         # the page's metadata (a second parse) only where it is printed: in JSON
         found = extract_article(html, task.url, rules=task.rules, page=task.page, mss_model=task.mss_model,
-                                metadata=task.output == "json", site_rules=task.site_rules)
+                                metadata=task.output == "json", site_rules=task.site_rules,
+                                include_comments=task.include_comments)
     except (InputError, OSError) as exc:
         return {"source": task.source, "error": str(exc)}
     answer = {"source": task.source, **found.to_json()}

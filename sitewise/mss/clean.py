@@ -38,6 +38,9 @@ class CleanOptions:
     furniture: bool = False
     #: Drop elements whose id/class names navigation, sidebars, sharing, comments, ...
     suspicious_names: bool = True
+    #: ... comment sections among them, even where they hold prose (a thread reads like prose; off: the
+    #: caller asked for comments, and comment-named elements are scored like any other text).
+    comment_threads: bool = True
     #: After extraction: drop the words inside ``<iframe>`` and ``<table>`` in the block.
     post_tables: bool = False
     #: After extraction: drop ``<div>``s in the block that hold a link, iframe, table, image or embed.
@@ -102,7 +105,7 @@ def clean_dom(root: etree._Element, options: CleanOptions = CleanOptions()) -> e
     if options.furniture:
         doomed += root.iter(*_FURNITURE_TAGS)
     if options.suspicious_names:
-        doomed += _suspicious(root)
+        doomed += _suspicious(root, options.comment_threads)
     if doomed:
         page_text = _text_length(root)
         doomed = [e for e in doomed if _text_length(e) <= MAX_FURNITURE_SHARE * page_text]
@@ -163,7 +166,7 @@ def is_hidden(attributes: Mapping[str, str]) -> bool:
     return bool(style) and HIDDEN_STYLE.search(style) is not None
 
 
-def _suspicious(root: etree._Element) -> list[etree._Element]:
+def _suspicious(root: etree._Element, comment_threads: bool) -> list[etree._Element]:
     found = []
     verdicts: dict[str, bool] = {}  # pages repeat the same class names many times
     for element in _NAMED(root):
@@ -173,7 +176,12 @@ def _suspicious(root: etree._Element) -> list[etree._Element]:
         verdict = verdicts.get(names)
         if verdict is None:
             verdict = verdicts[names] = bool(SUSPICIOUS_NAME.search(names)) and not CONTENT_NAME.search(names)
-        if verdict and (COMMENT_NAME.search(names) or not _holds_prose(element)):
+        if not verdict:
+            continue
+        if COMMENT_NAME.search(names):
+            if comment_threads:
+                found.append(element)
+        elif not _holds_prose(element):
             found.append(element)
     return found
 

@@ -111,22 +111,23 @@ class MSS:
         """The cleaned page's tokens (parse → clean → tokenize), with the title heading as the anchor."""
         return self._anchored_tokens(html)[0]
 
-    def _anchored_tokens(self, html: str | bytes) -> tuple[TokenSequence, bool]:
+    def _anchored_tokens(self, html: str | bytes, include_comments: bool = False) -> tuple[TokenSequence, bool]:
         """The tokens, and whether the anchor repeats the page's headline (not another part of the title,
-        which may be the site's name)."""
+        which may be the site's name). ``include_comments``: comment sections are not cleaned away."""
         root = parse_html(html)
         if root is None:
             return tokenize(None), False
         headline = page_headline(root) if self.title_anchor else []
         alternatives = headline_alternatives(root, headline) if self.title_anchor else []
-        cleaned = clean_dom(root, self.clean)
+        cleaned = clean_dom(root, self.clean.with_changes(comment_threads=False) if include_comments else self.clean)
         heading, repeats_headline = anchor_heading(cleaned, headline, alternatives)
         return tokenize(cleaned, heading), repeats_headline
 
     @cyclic_gc_paused  # the token walk's allocations, as in BlockMSS.extract
-    def extract(self, html: str | bytes, url: str | None = None) -> MSSResult:
-        """The article of a page (``url`` is accepted for the block pipeline's sake and not used)."""
-        tokens, repeats_headline = self._anchored_tokens(html)
+    def extract(self, html: str | bytes, url: str | None = None, include_comments: bool = False) -> MSSResult:
+        """The article of a page (``url`` is accepted for the block pipeline's sake and not used).
+        ``include_comments``: comment sections stay in the page and are scored like any other text."""
+        tokens, repeats_headline = self._anchored_tokens(html, include_comments)
         if not len(tokens):
             return MSSResult("", None, 0.0, reason="no tokens")
         scores = self.scorer.score(tokens)
@@ -231,13 +232,16 @@ class BlockMSS:
     # the token walk keeps every element it passes alive until the page is done, and collections
     # triggered by its allocations walked them again and again: about 0.6 ms of a 13 ms page
     @cyclic_gc_paused
-    def extract(self, html: str | bytes, url: str | None = None) -> MSSResult:
+    def extract(self, html: str | bytes, url: str | None = None, include_comments: bool = False) -> MSSResult:
+        """The article of a page. ``include_comments``: a comment thread after the article is judged like
+        any other text instead of leaving (:data:`~sitewise.mss.blockmodel.COMMENT_THREAD_DEPTH`)."""
         blocks = page_blocks(html, url)
         if not blocks.lines.size:
             return MSSResult("", None, 0.0, reason="no text")
         probabilities = self.model.predict_proba(blocks.features)
         words = blocks.words
-        keep = self.model.select(probabilities, words, blocks.boundaries, blocks.comments)
+        comments = None if include_comments else blocks.comments
+        keep = self.model.select(probabilities, words, blocks.boundaries, comments)
         if not keep.any():
             return MSSResult("", None, 0.0, reason="no block scored as article")
         if words[keep].sum() < MIN_ARTICLE_WORDS:
@@ -254,14 +258,15 @@ Pipeline = Union[MSS, BlockMSS]
 
 
 def extract_mss(html: str | bytes, model: Scorer | BlockModel | str | Path | None = None,
-                url: str | None = None) -> MSSResult:
+                url: str | None = None, include_comments: bool = False) -> MSSResult:
     """The article of one page by MSS, or an empty result when it has none.
 
     ``model``: a block model, a token scorer, a model file, or None for the configured model
     (``SITEWISE_MSS_MODEL``, else ``<data_dir>/mss-model.json.gz``, else the shipped block model),
     falling back to the hand-set line scorer. ``url``, when known, is one of the block model's signals.
+    ``include_comments``: an article's comment thread is judged like any other text instead of leaving.
     """
-    return fallback_pipeline(model).extract(html, url)
+    return fallback_pipeline(model).extract(html, url, include_comments)
 
 
 def fallback_pipeline(model: Scorer | BlockModel | str | Path | None = None) -> Pipeline:
