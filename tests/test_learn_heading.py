@@ -69,6 +69,18 @@ def test_the_byline_is_heading_and_recurring_tools_and_captions_are_not(learner)
     assert all("header" not in selector for selector in template["include"])
 
 
+def test_a_headline_set_in_a_styled_div_is_heading_when_it_repeats_the_title():
+    """Older layouts set the headline in a ``div``: it is the headline when it nearly repeats the title."""
+    def old_layout(number: int) -> tuple[str, str]:
+        url, html = story(number)
+        return url, html.replace(f"<h1>{TITLES[number]}</h1>", f"<div class='sh'>{TITLES[number]}</div>")
+
+    learner = SiteLearner().fit([static_page(*old_layout(n)) for n in range(3)])
+    assert learner.rules_["templates"][0]["heading"]
+    lines = learner.predict(static_page(*old_layout(3))).text.splitlines()
+    assert lines[:2] == [TITLES[3], "By Mira Castell, 6 March 2026"] and lines[2:] == PARAGRAPHS[3]
+
+
 def test_a_one_author_blogs_date_line_is_heading_though_its_words_recur():
     """Digits aside, "By Ada Brook, 3 March 2026" reads the same on every page of a one-author blog:
     recurring text, yet each page's own date line (its year says so)."""

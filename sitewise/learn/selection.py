@@ -50,6 +50,12 @@ MAX_REPEAT = 0.3
 MIN_HEADLINE_SIMILARITY = 0.5
 #: Headline tags: blogs often title a post with an ``h3`` (the ``h1``/``h2`` being the blog's name).
 HEADLINE_TAGS = frozenset({"h1", "h2", "h3"})
+#: A block of another tag is the headline only when it nearly repeats the title (cosine at least this)
+#: and is as short as a headline (at most this many words): older layouts and note pages set the
+#: headline in a styled ``div`` or ``td`` (dragnet's facebook.com notes: 0.960 → 0.986; 0.7 and 0.9
+#: chose the same headlines there).
+MIN_UNTAGGED_HEADLINE_SIMILARITY = 0.8
+MAX_HEADLINE_WORDS = 25
 #: Heading blocks may carry more linked text than body text: a byline links the author's name.
 MAX_HEADING_LINK_DENSITY = 0.7
 #: Class/id words of figure parts, media players and category lists: between the headline and the body
@@ -62,6 +68,7 @@ NOT_HEADING_WORDS = frozenset(
 #: A year in a block's text: a date line recurs on a one-author blog ("by John on July 7, 2012" reads
 #: "by John on July , " with its digits ignored) yet is each page's own.
 _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
+_WORD = re.compile(r"\w+")
 #: How much more a block marked by a reader weighs than an ordinary block of the same length.
 FEEDBACK_WEIGHT = 20.0
 
@@ -182,21 +189,38 @@ def _find_headline(
     page: Page, records: Sequence[BlockRecord], numbers: list[int], first_body: int | None, site: SiteText
 ) -> int | None:
     """The page's headline: the heading before the body's first block that is most like the page's
-    title. Before the *body* (not before the region): on a page whose region is drawn wider (around
-    the headline too) the headline is inside it, yet it is still the article's."""
+    title (or a short block of another tag that nearly repeats it). Before the *body* (not before the
+    region): on a page whose region is drawn wider (around the headline too) the headline is inside it,
+    yet it is still the article's."""
     if not page.titles or first_body is None:
         return None
     title_terms = Counter(terms(page.titles[0], page.lang))
+    title_words = set(_WORD.findall(page.titles[0].lower()))
     best, best_similarity = None, MIN_HEADLINE_SIMILARITY
     for n in numbers:
         if n >= first_body:
             break
         record = records[n]
-        if record.steps and record.steps[-1].tag in HEADLINE_TAGS:
-            score = similarity(site.bag(n), title_terms, site)
-            if score >= best_similarity:
-                best, best_similarity = n, score
+        if not record.steps:
+            continue
+        if record.steps[-1].tag in HEADLINE_TAGS:
+            least = best_similarity
+        elif _may_repeat(record.text, title_words):
+            least = max(best_similarity, MIN_UNTAGGED_HEADLINE_SIMILARITY)
+        else:
+            continue
+        score = similarity(site.bag(n), title_terms, site)
+        if score >= least:
+            best, best_similarity = n, score
     return best
+
+
+def _may_repeat(text: str, title_words: set[str]) -> bool:
+    """Whether a block of another tag could repeat the title: headline-short, and holding at least half
+    the title's words (a cheap test before the tf-idf cosine, which every short line of a page would
+    otherwise cost: menus, labels, dates)."""
+    words = _WORD.findall(text.lower())
+    return len(words) <= MAX_HEADLINE_WORDS and 2 * len(title_words.intersection(words)) >= len(title_words)
 
 
 def _mark_heading(
