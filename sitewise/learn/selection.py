@@ -31,6 +31,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ..metrics import words
 from ..page import Page
 from ..text import terms
 from .features import BlockRecord, names_any, non_article_name
@@ -68,7 +69,6 @@ NOT_HEADING_WORDS = frozenset(
 #: A year in a block's text: a date line recurs on a one-author blog ("by John on July 7, 2012" reads
 #: "by John on July , " with its digits ignored) yet is each page's own.
 _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
-_WORD = re.compile(r"\w+")
 #: How much more a block marked by a reader weighs than an ordinary block of the same length.
 FEEDBACK_WEIGHT = 20.0
 
@@ -195,7 +195,7 @@ def _find_headline(
     if not page.titles or first_body is None:
         return None
     title_terms = Counter(terms(page.titles[0], page.lang))
-    title_words = set(_WORD.findall(page.titles[0].lower()))
+    title_words = set(words(page.titles[0]))
     best, best_similarity = None, MIN_HEADLINE_SIMILARITY
     for n in numbers:
         if n >= first_body:
@@ -219,8 +219,8 @@ def _may_repeat(text: str, title_words: set[str]) -> bool:
     """Whether a block of another tag could repeat the title: headline-short, and holding at least half
     the title's words (a cheap test before the tf-idf cosine, which every short line of a page would
     otherwise cost: menus, labels, dates)."""
-    words = _WORD.findall(text.lower())
-    return len(words) <= MAX_HEADLINE_WORDS and 2 * len(title_words.intersection(words)) >= len(title_words)
+    found = words(text)
+    return len(found) <= MAX_HEADLINE_WORDS and 2 * len(title_words.intersection(found)) >= len(title_words)
 
 
 def _mark_heading(
