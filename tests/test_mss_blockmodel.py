@@ -179,6 +179,28 @@ def test_blocks_in_a_comment_thread_are_told_by_their_containers():
                          "Too far above to count as a thread.": False}
 
 
+def test_a_copy_a_reader_does_not_see_leaves_when_the_seen_copy_is_kept():
+    story = "The harbour reopened on Monday after a year of repairs to the old sea wall."
+    html = (
+        f"<html><body><article><p>{story}</p><p>Boats at dawn.</p></article>"
+        f"<noscript><p>{story}</p><p>Boats at dawn.</p></noscript>"
+        f"<div class='sr-only'><p>{story}</p></div><div style='display: none'><p>{story}</p></div>"
+        "<p>A pull quote: the wall stands.</p><p>A pull quote: the wall stands.</p>"
+        "<p hidden>Only here, where nobody sees it.</p></body></html>"
+    )
+    blocks = page_blocks(html)
+    texts = blocks.text(np.ones(blocks.lines.size, dtype=bool)).split("\n")
+    everything = np.ones(blocks.lines.size, dtype=bool)
+    copies = [text for text, copy in zip(texts, blocks.unseen_copies(everything)) if copy]
+    # the copies in <noscript>, in a container named hidden and hidden by style; not the passage shown
+    # twice, not text found only where it is unseen, not a repeat too short to tell ("Boats at dawn.")
+    assert copies == [story] * 3
+    # when the seen copy is not kept, the unseen ones copy nothing kept
+    seen_dropped = everything.copy()
+    seen_dropped[texts.index(story)] = False
+    assert not blocks.unseen_copies(seen_dropped).any()
+
+
 def test_the_relaxed_reading_settings_are_kept_in_the_model_file(model, tmp_path):
     custom = BlockModel.from_dict({**model.to_dict(), "relaxed_threshold": 0.25, "max_scant_words": 50})
     again = load_model(custom.save(tmp_path / "custom.json.gz"))

@@ -14,7 +14,8 @@ Decoding is the paper's maximum subsequence, over blocks instead of tokens: a bl
 (Ruzzo & Tompa) join it when each is worth at least :attr:`BlockModel.min_segment_share` of it. A page
 whose reading keeps next to nothing of what the model finds plausible is read again at a lower threshold
 (:data:`RELAXED_THRESHOLD`): the cards of collections and listings. Once a reading has kept a block
-outside any comment thread, the thread blocks after it leave (:data:`COMMENT_THREAD_DEPTH`).
+outside any comment thread, the thread blocks after it leave (:data:`COMMENT_THREAD_DEPTH`). A kept
+block that repeats a kept block a reader sees, from where a reader does not, leaves (:func:`unseen_copies`).
 """
 from __future__ import annotations
 
@@ -28,12 +29,12 @@ from typing import Any
 
 import numpy as np
 
-from .blocks import FEATURE_NAMES, block_features, page_signals
+from .blocks import FAR, FEATURE_NAMES, block_features, page_signals
 from .boundaries import BOUNDARY_SCORE
 from .forest import TreeBag, TreeEnsemble
 from .search import k_best
 from .title import anchor_heading, headline_alternatives, page_headline
-from .tokenize import TokenSequence, parse_html, tokenize
+from .tokenize import WORD, TokenSequence, parse_html, tokenize
 
 FORMAT = "sitewise-block-model"
 #: Version 2 stores each member as a bag of ensembles; a version-1 file (one ensemble per member, as
@@ -99,6 +100,15 @@ MIN_RELAXED_WORDS = 50
 #: readability's pages unchanged; CleanEval, whose annotators keep comments, 0.9301 → 0.9269. Three
 #: levels reached containers holding the posts of forums too (forums −0.010); one left most threads in.
 COMMENT_THREAD_DEPTH = 2
+#: A page may carry its text twice: once where a reader sees it and once where they do not (a copy in
+#: ``<noscript>`` for readers without scripts, a hidden copy for another screen or a dialog). When a kept
+#: block of at least this many words repeats, word for word, a kept block a reader sees, and is itself
+#: unseen (inside ``<noscript>``, hidden by attribute or inline style, or in a container named hidden),
+#: it leaves: the text is given once. Copies that are both seen, or both unseen, stay: a page that shows a
+#: passage twice shows it twice, and CleanEval's and readability's annotators keep both (dropping every
+#: repeat cost them 0.0025 and 0.036). Out of fold (docs/mss.md, session 11): wcxb-dev +0.0011,
+#: readability's pages +0.0046, dragnet +0.0017, l3s-gn1 +0.0002, CleanEval unchanged; no page lost.
+MIN_COPY_WORDS = 4
 
 
 class BlockModel:
@@ -274,6 +284,8 @@ def thread_after_article(keep: np.ndarray, comments: np.ndarray) -> np.ndarray:
 _WORDS_COLUMN = FEATURE_NAMES.index("words")
 _CLOSING_COLUMN = FEATURE_NAMES.index("is_closing_line")
 _COMMENT_COLUMN = FEATURE_NAMES.index("name_comment")
+_UNSEEN_FLAG_COLUMNS = [FEATURE_NAMES.index("in_noscript")]
+_UNSEEN_DISTANCE_COLUMNS = [FEATURE_NAMES.index("name_hidden"), FEATURE_NAMES.index("hidden_attr")]
 
 
 @dataclass
@@ -300,6 +312,38 @@ class PageBlocks:
     def words(self) -> np.ndarray:
         """Words (alphanumeric tokens) per block: the ``words`` feature, which holds their log1p."""
         return np.rint(np.expm1(self.features[:, _WORDS_COLUMN]))
+
+    @property
+    def unseen(self) -> np.ndarray:
+        """Whether each block is where a reader does not see it: inside ``<noscript>`` (a browser runs the
+        scripts), or under an element hidden by attribute or inline style or named hidden (``sr-only``)."""
+        features = self.features
+        return (features[:, _UNSEEN_FLAG_COLUMNS] > 0).any(axis=1) | (features[:, _UNSEEN_DISTANCE_COLUMNS] < FAR).any(axis=1)
+
+    def block_texts(self, rows: np.ndarray) -> list[tuple[str, ...]]:
+        """The words and symbols of each of the blocks ``rows``, lower-cased: their text word for word,
+        case and spacing aside."""
+        tokens = self.tokens
+        wanted = self.lines[rows]
+        index = np.flatnonzero(np.isin(tokens.lines, wanted) & (tokens.kinds == WORD))
+        by_line: dict[int, list[str]] = {int(line): [] for line in wanted}
+        for position, line in zip(index.tolist(), tokens.lines[index].tolist()):
+            by_line[line].append(tokens.words[position].lower())
+        return [tuple(by_line[int(line)]) for line in wanted]
+
+    def unseen_copies(self, keep: np.ndarray) -> np.ndarray:
+        """The ``keep`` blocks that repeat a kept block a reader sees from where a reader does not
+        (:data:`MIN_COPY_WORDS`)."""
+        copies = np.zeros(keep.size, dtype=bool)
+        unseen = self.unseen
+        if not (keep & unseen).any() or not (keep & ~unseen).any():
+            return copies
+        rows = np.flatnonzero(keep & (self.words >= MIN_COPY_WORDS))
+        texts = self.block_texts(rows)
+        seen = {text for row, text in zip(rows.tolist(), texts) if not unseen[row]}
+        for row, text in zip(rows.tolist(), texts):
+            copies[row] = unseen[row] and text in seen
+        return copies
 
     def text(self, keep: np.ndarray) -> str:
         """The text of the kept blocks, one block per line."""
