@@ -7,7 +7,7 @@ import pytest
 
 from sitewise.metrics import word_prf
 from sitewise.mss.blockmodel import SEEDS, BlockModel, page_blocks
-from sitewise.mss.blocks import FEATURE_NAMES
+from sitewise.mss.blocks import FEATURE_NAMES, PageSignals, reads_as_section
 from sitewise.mss.blocktrain import labelled_page, train_block_model
 from sitewise.mss.extractor import BlockMSS, extract_mss
 from sitewise.mss.forest import UNSURE_LOG_ODDS, TreeBag, TreeEnsemble
@@ -134,6 +134,34 @@ def test_a_scant_reading_of_a_page_of_plausible_cards_is_read_again():
     assert strict.select(probabilities, words).tolist() == [True] + [False] * 11
 
 
+def test_a_section_page_is_read_again_after_a_longer_introduction():
+    """A collection whose introduction (150 sure words) outweighs what an item page's scant reading allows."""
+    model = BlockModel()
+    probabilities = np.array([0.9] * 3 + [0.3] * 10 + [0.05])
+    words = np.array([50] * 3 + [40] * 10 + [40])
+    assert model.select(probabilities, words).tolist() == [True] * 3 + [False] * 11
+    assert model.select(probabilities, words, section=True).tolist() == [True] * 13 + [False]
+    # a section's reading past the limit is not read again either
+    assert not BlockModel(max_section_scant_words=100).select(probabilities, words, section=True)[3:].any()
+
+
+@pytest.mark.parametrize("url, declared, section", [
+    ("https://shop.test/collections/rain-boots", (), True),
+    ("https://news.test/", (), True),
+    ("https://docs.test/guide/install.html", (), True),
+    ("https://news.test/2024/05/harbour-reopens-after-repairs", (), False),  # a title slug
+    ("https://news.test/story/0,22049,23019666,00.html", (), False),  # an item number
+    ("http://www.hfxnews.ca/index.cfm?sid=93539&sc=92", (), False),  # ... in the query
+    ("https://news.test/archive/2024/05", (), True),  # years and months are not items
+    ("https://blog.test/about", ("blogposting",), False),  # declared an article
+    ("", (), False),  # no URL: nothing says it is a section
+])
+def test_a_page_reads_as_a_section_by_its_url_and_what_it_declares(url, declared, section):
+    assert reads_as_section(PageSignals(kinds=frozenset(declared), url=url)) is section
+    if url and not declared:
+        assert page_blocks(ARTICLE_PAGE, url).section is section
+
+
 def test_a_full_reading_is_not_read_again_and_an_empty_one_only_for_enough_words():
     model = BlockModel()
     # an article: its paragraphs are sure, the unsure teasers around it stay out
@@ -205,6 +233,7 @@ def test_the_relaxed_reading_settings_are_kept_in_the_model_file(model, tmp_path
     custom = BlockModel.from_dict({**model.to_dict(), "relaxed_threshold": 0.25, "max_scant_words": 50})
     again = load_model(custom.save(tmp_path / "custom.json.gz"))
     assert (again.relaxed_threshold, again.max_scant_words, again.max_scant_share) == (0.25, 50.0, 0.35)
+    assert again.max_section_scant_words == 300.0
     # a file written before the relaxed reading existed reads it at its defaults
     older = {key: value for key, value in model.to_dict().items()
              if key not in ("relaxed_threshold", "max_scant_words", "max_scant_share")}

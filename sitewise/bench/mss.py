@@ -54,7 +54,7 @@ DEFAULT_OUT = Path("docs/bench-mss.md")
 MODEL_SETTINGS = (
     "max_iter", "learning_rate", "max_depth", "max_leaf_nodes", "min_samples_leaf", "l2_regularization",
     "max_features", "seeds", "threshold", "min_segment_share", "min_block_probability", "relaxed_threshold",
-    "max_scant_words", "max_scant_share",
+    "max_scant_words", "max_scant_share", "max_section_scant_words",
 )
 #: Progress is logged every this many pages.
 PROGRESS_EVERY = 100

@@ -13,7 +13,8 @@ Decoding is the paper's maximum subsequence, over blocks instead of tokens: a bl
 (forum posts between signatures, product sections between widgets), the other maximal runs
 (Ruzzo & Tompa) join it when each is worth at least :attr:`BlockModel.min_segment_share` of it. A page
 whose reading keeps next to nothing of what the model finds plausible is read again at a lower threshold
-(:data:`RELAXED_THRESHOLD`): the cards of collections and listings. Once a reading has kept a block
+(:data:`RELAXED_THRESHOLD`): the cards of collections and listings (on a page that reads as a section
+rather than one item, a first reading of more words too: :data:`MAX_SECTION_SCANT_WORDS`). Once a reading has kept a block
 outside any comment thread, the thread blocks after it leave (:data:`COMMENT_THREAD_DEPTH`). A kept
 block that repeats a kept block a reader sees, from where a reader does not, leaves (:func:`unseen_copies`).
 """
@@ -29,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from .blocks import FAR, FEATURE_NAMES, block_features, page_signals
+from .blocks import FAR, FEATURE_NAMES, block_features, page_signals, reads_as_section
 from .boundaries import BOUNDARY_SCORE
 from .forest import TreeBag, TreeEnsemble
 from .search import k_best
@@ -81,10 +82,18 @@ MIN_BLOCK_PROBABILITY = 0.4
 RELAXED_THRESHOLD = 0.2
 MAX_SCANT_WORDS = 100
 MAX_SCANT_SHARE = 0.35
+#: On a page that reads as a section of its site rather than one item (:attr:`PageBlocks.section`: its URL
+#: names no single item and it does not declare itself an article), a first reading of up to this many
+#: words is scant too: a collection's or a listing's page often has a paragraph of introduction the model
+#: is sure of above the cards it is not. Out of fold (docs/mss.md, session 11): wcxb-dev +0.0038
+#: (collections 0.605 → 0.656, listings 0.695 → 0.705, products 0.631 → 0.626), CleanEval +0.0006,
+#: readability's pages, l3s-gn1 and dragnet unchanged. On every page, it cost l3s-gn1 and dragnet the
+#: teasers around their 100–240-word stories; 200 and 400 words gave 0.0029 and 0.0043.
+MAX_SECTION_SCANT_WORDS = 300
 #: The second reading's settings by attribute name, with their defaults: what a model file stores (a file
 #: written before the second reading existed reads the defaults).
 _RELAXED_READING = {"relaxed_threshold": RELAXED_THRESHOLD, "max_scant_words": MAX_SCANT_WORDS,
-                    "max_scant_share": MAX_SCANT_SHARE}
+                    "max_scant_share": MAX_SCANT_SHARE, "max_section_scant_words": MAX_SECTION_SCANT_WORDS}
 #: A page the first reading finds nothing on is read again as well, and what the relaxed reading finds is
 #: kept only when it is at least this many words: a page without main content holds little the model
 #: even finds plausible (a newsletter line, a footer), and such a page keeps its "no article". Out of fold:
@@ -122,7 +131,8 @@ class BlockModel:
     def __init__(self, threshold: float = THRESHOLD, min_segment_share: float = MIN_SEGMENT_SHARE,
                  min_block_probability: float = MIN_BLOCK_PROBABILITY, random_state: int = 0, seeds: int = SEEDS,
                  *, relaxed_threshold: float = RELAXED_THRESHOLD, max_scant_words: float = MAX_SCANT_WORDS,
-                 max_scant_share: float = MAX_SCANT_SHARE, **boosting: Any):
+                 max_scant_share: float = MAX_SCANT_SHARE, max_section_scant_words: float = MAX_SECTION_SCANT_WORDS,
+                 **boosting: Any):
         unknown = set(boosting) - set(BOOSTING)
         if unknown:
             raise ValueError(f"unknown boosting option(s): {', '.join(sorted(unknown))}")
@@ -133,6 +143,7 @@ class BlockModel:
         self.relaxed_threshold = float(relaxed_threshold)
         self.max_scant_words = float(max_scant_words)
         self.max_scant_share = float(max_scant_share)
+        self.max_section_scant_words = float(max_section_scant_words)
         if seeds < 1:
             raise ValueError("seeds must be at least 1")
         self.random_state = random_state
@@ -181,7 +192,7 @@ class BlockModel:
         return (probabilities - (self.threshold if threshold is None else threshold)) * np.maximum(words, 1)
 
     def select(self, probabilities: np.ndarray, words: np.ndarray, boundaries: np.ndarray | None = None,
-               comments: np.ndarray | None = None) -> np.ndarray:
+               comments: np.ndarray | None = None, *, section: bool = False) -> np.ndarray:
         """Which blocks are the article: the maximal runs of ``(P − threshold) × words`` worth at least
         :attr:`min_segment_share` of the best one, less their blocks under :attr:`min_block_probability`.
         No run crosses a ``boundaries`` block (a line that
@@ -189,11 +200,12 @@ class BlockModel:
         as a run of its own, worth enough beside the article. Where that keeps next to nothing of a page
         the model finds much more of plausible, the page is read again at :attr:`relaxed_threshold`
         (:data:`RELAXED_THRESHOLD`); a page it kept nothing of keeps the second reading only when that
-        finds :data:`MIN_RELAXED_WORDS` words. ``comments``: which blocks are in a comment thread; those after
-        the first kept block outside one leave (:data:`COMMENT_THREAD_DEPTH`)."""
+        finds :data:`MIN_RELAXED_WORDS` words; on a ``section`` page (:attr:`PageBlocks.section`) a first reading of
+        up to :attr:`max_section_scant_words` counts as next to nothing. ``comments``: which blocks are in a
+        comment thread; those after the first kept block outside one leave (:data:`COMMENT_THREAD_DEPTH`)."""
         keep = self._runs(probabilities, words, boundaries, self.threshold, self.min_block_probability)
         kept = words[keep].sum()
-        scant = kept <= self.max_scant_words  # (the plausible words are counted only then)
+        scant = kept <= (self.max_section_scant_words if section else self.max_scant_words)  # (the plausible words are counted only then)
         if scant and kept < self.max_scant_share * words[probabilities >= self.relaxed_threshold].sum():
             floor = min(self.min_block_probability, self.relaxed_threshold)
             relaxed = self._runs(probabilities, words, boundaries, self.relaxed_threshold, floor)
@@ -297,6 +309,8 @@ class PageBlocks:
     lines: np.ndarray
     #: One row of :data:`FEATURE_NAMES` per block.
     features: np.ndarray
+    #: Whether the page reads as a section of its site rather than one item (:func:`~.blocks.reads_as_section`).
+    section: bool = False
 
     @property
     def boundaries(self) -> np.ndarray:
@@ -367,6 +381,6 @@ def page_blocks(html: str | bytes, url: str | None = None) -> PageBlocks:
     # hold its specifications).
     tokens = tokenize(root, heading)
     lines, features = block_features(tokens, signals)
-    return PageBlocks(tokens, lines, features)
+    return PageBlocks(tokens, lines, features, reads_as_section(signals))
 
 

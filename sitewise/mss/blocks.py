@@ -24,6 +24,7 @@ from __future__ import annotations
 import functools
 import json
 import math
+import re
 from dataclasses import dataclass
 from operator import itemgetter
 from urllib.parse import urlsplit
@@ -100,6 +101,18 @@ PAGE_KINDS: tuple[tuple[str, frozenset[str]], ...] = (
     ("howto", frozenset({"howto", "recipe", "faqpage", "course", "event", "jobposting", "softwareapplication"})),
     ("website", frozenset({"website", "webpage", "organization", "localbusiness", "aboutpage", "contactpage"})),
 )
+
+#: A page's URL names one item (a story, a post, a product) when its last path segment is a slug of at
+#: least this many words (``/2024/05/harbour-reopens-after-repairs``) ...
+ITEM_SLUG_WORDS = 4
+#: ... or its path or query holds a number of at least this many digits (``/story/0,22049,23019666,00.html``,
+#: ``index.cfm?sid=93539``); shorter numbers are years, months and page numbers.
+ITEM_NUMBER_DIGITS = 5
+_ITEM_NUMBER = re.compile(r"\d{%d,}" % ITEM_NUMBER_DIGITS)
+_SLUG_SEPARATORS = re.compile(r"[-_+]")
+_FILE_EXTENSION = re.compile(r"\.\w{2,5}$")
+
+_ARTICLE_KINDS = dict(PAGE_KINDS)["article"]
 
 #: Distance reported when no ancestor has the name/role (further than any real one).
 FAR = 30
@@ -185,6 +198,22 @@ def page_signals(root: etree._Element, url: str | None = None) -> PageSignals:
             if isinstance(node.get("description"), str):
                 description += metrics.words(node["description"])
     return PageSignals(frozenset(title_words), frozenset(description), frozenset(body), frozenset(kinds), url or "")
+
+
+def reads_as_section(signals: PageSignals) -> bool:
+    """Whether a page reads as a section of its site (a collection, a listing, a category, a home page)
+    rather than one item: it does not declare itself an article, and its URL names no single item
+    (:data:`ITEM_SLUG_WORDS`, :data:`ITEM_NUMBER_DIGITS`). A page without a URL does not: nothing says so."""
+    if not signals.url or signals.kinds & _ARTICLE_KINDS:
+        return False
+    parts = urlsplit(signals.url)
+    if _ITEM_NUMBER.search(parts.path) or _ITEM_NUMBER.search(parts.query):
+        return False
+    segments = [segment for segment in parts.path.split("/") if segment]
+    if not segments:
+        return True
+    slug = _FILE_EXTENSION.sub("", segments[-1])
+    return len([word for word in _SLUG_SEPARATORS.split(slug) if word]) < ITEM_SLUG_WORDS
 
 
 #: JSON-LD nodes looked at per page at most (a catalogue can hold thousands).

@@ -241,7 +241,7 @@ class BlockMSS:
         probabilities = self.model.predict_proba(blocks.features)
         words = blocks.words
         comments = None if include_comments else blocks.comments
-        keep = self.model.select(probabilities, words, blocks.boundaries, comments)
+        keep = self.model.select(probabilities, words, blocks.boundaries, comments, section=blocks.section)
         keep &= ~blocks.unseen_copies(keep)
         if not keep.any():
             return MSSResult("", None, 0.0, reason="no block scored as article")
