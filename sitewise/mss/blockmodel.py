@@ -14,9 +14,10 @@ Decoding is the paper's maximum subsequence, over blocks instead of tokens: a bl
 (Ruzzo & Tompa) join it when each is worth at least :attr:`BlockModel.min_segment_share` of it. A page
 whose reading keeps next to nothing of what the model finds plausible is read again at a lower threshold
 (:data:`RELAXED_THRESHOLD`): the cards of collections and listings (on a page that reads as a section
-rather than one item, a first reading of more words too: :data:`MAX_SECTION_SCANT_WORDS`). Once a reading has kept a block
-outside any comment thread, the thread blocks after it leave (:data:`COMMENT_THREAD_DEPTH`). A kept
-block that repeats a kept block a reader sees, from where a reader does not, leaves (:func:`unseen_copies`).
+rather than one item, a first reading of more words too: :data:`MAX_SECTION_SCANT_WORDS`). Once a
+reading has kept a block outside any comment thread, the thread blocks after it leave
+(:data:`COMMENT_THREAD_DEPTH`). A kept block that repeats a kept block a reader sees, from where a
+reader does not, leaves (:meth:`PageBlocks.unseen_copies`).
 """
 from __future__ import annotations
 
@@ -205,7 +206,8 @@ class BlockModel:
         comment thread; those after the first kept block outside one leave (:data:`COMMENT_THREAD_DEPTH`)."""
         keep = self._runs(probabilities, words, boundaries, self.threshold, self.min_block_probability)
         kept = words[keep].sum()
-        scant = kept <= (self.max_section_scant_words if section else self.max_scant_words)  # (the plausible words are counted only then)
+        # (the plausible words are counted only when the reading is scant)
+        scant = kept <= (self.max_section_scant_words if section else self.max_scant_words)
         if scant and kept < self.max_scant_share * words[probabilities >= self.relaxed_threshold].sum():
             floor = min(self.min_block_probability, self.relaxed_threshold)
             relaxed = self._runs(probabilities, words, boundaries, self.relaxed_threshold, floor)
@@ -332,7 +334,8 @@ class PageBlocks:
         """Whether each block is where a reader does not see it: inside ``<noscript>`` (a browser runs the
         scripts), or under an element hidden by attribute or inline style or named hidden (``sr-only``)."""
         features = self.features
-        return (features[:, _UNSEEN_FLAG_COLUMNS] > 0).any(axis=1) | (features[:, _UNSEEN_DISTANCE_COLUMNS] < FAR).any(axis=1)
+        flagged = (features[:, _UNSEEN_FLAG_COLUMNS] > 0).any(axis=1)
+        return flagged | (features[:, _UNSEEN_DISTANCE_COLUMNS] < FAR).any(axis=1)
 
     def block_texts(self, rows: np.ndarray) -> list[tuple[str, ...]]:
         """The words and symbols of each of the blocks ``rows``, lower-cased: their text word for word,
