@@ -23,7 +23,7 @@ import itertools
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Sequence, TypeVar
+from typing import Any, Callable, Container, Iterable, Sequence, TypeVar
 
 from ..elements import UNRENDERED
 from ..page import Block, Page
@@ -375,31 +375,34 @@ def _article_lines(tree: Any, template: dict[str, Any]) -> tuple[list[Any], list
     CAPTION or BODY). The heading is read before the body's excludes change the tree: a date line may
     sit inside an element the body excludes."""
     include, exclude, heading = template["include"], template.get("exclude", []), template.get("heading", [])
-    pending: list[tuple[float, list[str]]] = []  # heading elements the body will not give, by position
-    heading_ids: set[int] = set()
-    order: dict[int, int] = {}
     excluded_nodes = tree.css(", ".join(exclude)) if exclude else []
+    excluded = {node.mem_id for node in excluded_nodes}
+    included_nodes = tree.css(", ".join(include))
+    elements = _outermost(included_nodes, excluded)  # found before the excludes leave the tree
+    pending: list[tuple[Any, int | None, list[str]]] = []  # heading elements the body will not give
+    heading_ids: set[int] = set()
     if heading:
-        order = {node.mem_id: i for i, node in enumerate(tree.css(", ".join(include + heading)))}
-        included = {node.mem_id for node in tree.css(", ".join(include))}
-        excluded = {node.mem_id for node in excluded_nodes}
+        included = {node.mem_id for node in included_nodes}
         for element in _outermost(tree.css(", ".join(heading))):
             heading_ids.add(element.mem_id)
             chain = _ancestor_ids(element)
             enclosing = next((i for i in chain if i in included), None)
             if enclosing is not None and excluded.isdisjoint(chain):
                 continue  # inside the body, which gives its lines (marked as the heading's below)
-            # Removed with a body exclude: given just before the body element it was in.
-            position = order[enclosing] - 0.5 if enclosing is not None else order[element.mem_id]
-            pending.append((position, element_lines(element)))
+            pending.append((element, enclosing, element_lines(element)))
+    # Where pending heading lines go among the body's: by document position, read before the excludes
+    # leave (and only when there are such lines: most pages' heading is inside the body).
+    order = {node.mem_id: i for i, node in enumerate(tree.css(", ".join(include + heading)))} if pending else {}
     _remove(excluded_nodes)
-    elements = _outermost(tree.css(", ".join(include)))
     body_lines = [(element, line, block) for element in elements for line, block in _lines_and_blocks(element)]
     kinds = _LineKinds(elements, heading_ids)
-    if not heading:
+    if not pending:
         return elements, [(kinds.of(block, element), line) for element, line, block in body_lines]
     placed = [(order[element.mem_id], kinds.of(block, element), line) for element, line, block in body_lines]
-    placed += [(position, HEADING, line) for position, lines in pending for line in lines]
+    for element, enclosing, lines in pending:
+        # Removed with a body exclude: given just before the body element it was in.
+        position = order[enclosing] - 0.5 if enclosing is not None else order[element.mem_id]
+        placed += [(position, HEADING, line) for line in lines]
     placed.sort(key=lambda part: part[0])  # stable: an element's lines keep their order
     return elements, [(kind, line) for _, kind, line in placed]
 
@@ -446,15 +449,17 @@ def _present(tree: Any, selector: str) -> bool:
     return any(node.text(deep=True).strip() for node in tree.css(selector))
 
 
-def _outermost(nodes: list[Any]) -> list[Any]:
-    """Nodes (in document order) not inside another node of the list."""
+def _outermost(nodes: list[Any], excluded: Container[int] = frozenset()) -> list[Any]:
+    """Nodes (in document order) not inside another node of the list, nor ``excluded`` nor inside one."""
     chosen: set[int] = set()
     out = []
     for node in nodes:
+        if node.mem_id in excluded:
+            continue
         parent = node.parent
         inside = False
         while parent is not None:
-            if parent.mem_id in chosen:
+            if parent.mem_id in chosen or parent.mem_id in excluded:
                 inside = True
                 break
             parent = parent.parent
