@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from sitewise.metrics import word_prf
-from sitewise.mss.blockmodel import SEEDS, BlockModel, page_blocks
+from sitewise.mss.blockmodel import SCREEN_CLASS, SEEDS, BlockModel, page_blocks
 from sitewise.mss.blocks import FEATURE_NAMES, PageSignals, reads_as_section
 from sitewise.mss.blocktrain import labelled_page, train_block_model
 from sitewise.mss.extractor import BlockMSS, extract_mss
@@ -219,14 +219,41 @@ def test_a_copy_a_reader_does_not_see_leaves_when_the_seen_copy_is_kept():
     blocks = page_blocks(html)
     texts = blocks.text(np.ones(blocks.lines.size, dtype=bool)).split("\n")
     everything = np.ones(blocks.lines.size, dtype=bool)
-    copies = [text for text, copy in zip(texts, blocks.unseen_copies(everything)) if copy]
+    copies = [text for text, copy in zip(texts, blocks.copies(everything)) if copy]
     # the copies in <noscript>, in a container named hidden and hidden by style; not the passage shown
     # twice, not text found only where it is unseen, not a repeat too short to tell ("Boats at dawn.")
     assert copies == [story] * 3
     # when the seen copy is not kept, the unseen ones copy nothing kept
     seen_dropped = everything.copy()
     seen_dropped[texts.index(story)] = False
-    assert not blocks.unseen_copies(seen_dropped).any()
+    assert not blocks.copies(seen_dropped).any()
+
+
+def test_copies_made_for_different_screens_are_given_once():
+    story = "Plans start at ten pounds a month and every plan can be cancelled at any time."
+    other = "Every plan comes with support by phone and by email, seven days a week."
+    html = (
+        f"<html><body><main><div class='hero desktop-only'><p>{story}</p></div>"
+        f"<div class='hero md:hidden'><div><p>{story}</p></div></div>"
+        f"<div class='plan mobile-first'><p>{other}</p></div><div class='plan mobile-first'><p>{other}</p></div>"
+        "</main></body></html>"
+    )
+    blocks = page_blocks(html)
+    texts = blocks.text(np.ones(blocks.lines.size, dtype=bool)).split("\n")
+    copies = blocks.copies(np.ones(blocks.lines.size, dtype=bool))
+    # the mobile copy leaves; the two plans, shown to the same screens, are both the page's
+    assert [text for text, copy in zip(texts, copies) if copy] == [story]
+    assert texts.index(story) not in np.flatnonzero(copies)
+
+
+@pytest.mark.parametrize("name, screen", [
+    ("mobile-only", True), ("hide-on-desktop", True), ("singlePlan__mobileCopy", True), ("desktopText", True),
+    ("md:hidden", True), ("max-lg:block", True), ("d-md-none", True), ("hidden-xs", True), ("visible-lg", True),
+    ("w-condition-invisible", True), ("automobile", False), ("phonebook", False), ("hidden", False),
+    ("d-flex", False), ("md:px-4", False),
+])
+def test_screen_classes_are_told_by_name(name, screen):
+    assert bool(SCREEN_CLASS.search(name)) is screen
 
 
 def test_the_relaxed_reading_settings_are_kept_in_the_model_file(model, tmp_path):

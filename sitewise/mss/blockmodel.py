@@ -16,14 +16,15 @@ whose reading keeps next to nothing of what the model finds plausible is read ag
 (:data:`RELAXED_THRESHOLD`): the cards of collections and listings (on a page that reads as a section
 rather than one item, a first reading of more words too: :data:`MAX_SECTION_SCANT_WORDS`). Once a
 reading has kept a block outside any comment thread, the thread blocks after it leave
-(:data:`COMMENT_THREAD_DEPTH`). A kept block that repeats a kept block a reader sees, from where a
-reader does not, leaves (:meth:`PageBlocks.unseen_copies`).
+(:data:`COMMENT_THREAD_DEPTH`). A kept block that repeats another where a reader sees only one of them
+(out of sight, or made for another screen) leaves (:meth:`PageBlocks.copies`).
 """
 from __future__ import annotations
 
 import gzip
 import json
 import os
+import re
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -110,15 +111,34 @@ MIN_RELAXED_WORDS = 50
 #: readability's pages unchanged; CleanEval, whose annotators keep comments, 0.9301 → 0.9269. Three
 #: levels reached containers holding the posts of forums too (forums −0.010); one left most threads in.
 COMMENT_THREAD_DEPTH = 2
-#: A page may carry its text twice: once where a reader sees it and once where they do not (a copy in
-#: ``<noscript>`` for readers without scripts, a hidden copy for another screen or a dialog). When a kept
-#: block of at least this many words repeats, word for word, a kept block a reader sees, and is itself
-#: unseen (inside ``<noscript>``, hidden by attribute or inline style, or in a container named hidden),
-#: it leaves: the text is given once. Copies that are both seen, or both unseen, stay: a page that shows a
-#: passage twice shows it twice, and CleanEval's and readability's annotators keep both (dropping every
-#: repeat cost them 0.0025 and 0.036). Out of fold (docs/mss.md, session 11): wcxb-dev +0.0011,
-#: readability's pages +0.0046, dragnet +0.0017, l3s-gn1 +0.0002, CleanEval unchanged; no page lost.
+#: A page may carry its text twice while a reader sees it once, and the text is then given once: a kept
+#: block of at least this many words that repeats, word for word, another kept block leaves when
+#:
+#: * it is out of sight and the other is not (inside ``<noscript>``, hidden by attribute or inline style,
+#:   or in a container named hidden): a copy for readers without scripts, or a dialog's. Out of fold
+#:   (docs/mss.md, session 11): wcxb-dev +0.0011, readability's pages +0.0046, dragnet +0.0017, l3s-gn1
+#:   +0.0002, CleanEval unchanged; no page lost;
+#: * or the copies are made for different screens (:data:`SCREEN_CLASS` names differ among their
+#:   containers: ``desktop-only`` and ``mobile-only``, ``md:hidden`` and ``hidden md:block``): the first
+#:   stays. Out of fold: wcxb-dev +0.0017 (50 pages gain, 10 lose), every other set unchanged.
+#:
+#: Copies that are both in sight for the same screens stay: a page that shows a passage twice shows it
+#: twice, and CleanEval's and readability's annotators keep both (dropping every repeat cost them 0.0025
+#: and 0.036).
 MIN_COPY_WORDS = 4
+#: A class that shows or hides its element by screen size or condition: a device word as a part of the
+#: name (``mobile-only``, ``hide-on-desktop``, ``singlePlan__mobileCopy``), Tailwind's and Bootstrap's
+#: display utilities (``md:hidden``, ``max-lg:block``, ``d-md-none``, ``hidden-xs``, ``visible-lg``) and
+#: conditional visibility (Webflow's ``w-condition-invisible``).
+SCREEN_CLASS = re.compile(
+    r"(?:^|[-_:])(?:[Mm]obile|[Dd]esktop|[Tt]ablet|[Pp]hone)s?(?:$|[-_:A-Z])"
+    r"|^(?:\w+-)?(?:sm|md|lg|xl|xs|2xl):(?:hidden|block|flex|inline|grid)$"
+    r"|^d-(?:\w+-)?none$|^(?:hidden|visible|show|hide)-(?:for-)?(?:xs|sm|md|lg|xl|small|medium|large)"
+    r"|invisible"
+)
+#: ... looked for on a copy's element and its ancestors up to this many levels (a responsive copy's
+#: wrapper is often a few levels above its paragraphs; 4 levels found 80 % of what 8 did).
+SCREEN_CLASS_DEPTH = 8
 
 
 class BlockModel:
@@ -296,6 +316,7 @@ def thread_after_article(keep: np.ndarray, comments: np.ndarray) -> np.ndarray:
 
 
 _WORDS_COLUMN = FEATURE_NAMES.index("words")
+_CHARS_COLUMN = FEATURE_NAMES.index("chars")
 _CLOSING_COLUMN = FEATURE_NAMES.index("is_closing_line")
 _COMMENT_COLUMN = FEATURE_NAMES.index("name_comment")
 _UNSEEN_FLAG_COLUMNS = [FEATURE_NAMES.index("in_noscript")]
@@ -348,19 +369,43 @@ class PageBlocks:
             by_line[line].append(tokens.words[position].lower())
         return [tuple(by_line[int(line)]) for line in wanted]
 
-    def unseen_copies(self, keep: np.ndarray) -> np.ndarray:
-        """The ``keep`` blocks that repeat a kept block a reader sees from where a reader does not
-        (:data:`MIN_COPY_WORDS`)."""
+    def copies(self, keep: np.ndarray) -> np.ndarray:
+        """The ``keep`` blocks that repeat another kept block where a reader sees only one of them: out of
+        sight beside a copy in sight, or made for another screen than the first copy (:data:`MIN_COPY_WORDS`)."""
         copies = np.zeros(keep.size, dtype=bool)
-        unseen = self.unseen
-        if not (keep & unseen).any() or not (keep & ~unseen).any():
-            return copies
-        rows = np.flatnonzero(keep & (self.words >= MIN_COPY_WORDS))
-        texts = self.block_texts(rows)
-        seen = {text for row, text in zip(rows.tolist(), texts) if not unseen[row]}
-        for row, text in zip(rows.tolist(), texts):
-            copies[row] = unseen[row] and text in seen
+        for group in self._repeats(keep):
+            unseen = self.unseen[group]
+            if unseen.any() and not unseen.all():
+                copies[group[unseen]] = True
+                group = group[~unseen]
+            if len(group) > 1 and len({self._screen_classes(row) for row in group.tolist()}) > 1:
+                copies[group[1:]] = True
         return copies
+
+    def _repeats(self, keep: np.ndarray) -> list[np.ndarray]:
+        """Groups (rows in document order) of kept blocks of :data:`MIN_COPY_WORDS` words or more with the
+        same text. Only blocks whose word and character counts recur are read: most pages have none."""
+        rows = np.flatnonzero(keep & (self.words >= MIN_COPY_WORDS))
+        if rows.size < 2:
+            return []
+        sizes = self.features[rows][:, [_WORDS_COLUMN, _CHARS_COLUMN]]
+        _, inverse, counts = np.unique(sizes, axis=0, return_inverse=True, return_counts=True)
+        candidates = rows[counts[inverse.ravel()] > 1]
+        groups: dict[tuple[str, ...], list[int]] = {}
+        for row, text in zip(candidates.tolist(), self.block_texts(candidates)):
+            groups.setdefault(text, []).append(row)
+        return [np.array(group) for group in groups.values() if len(group) > 1]
+
+    def _screen_classes(self, row: int) -> frozenset[str]:
+        """The :data:`SCREEN_CLASS` names of a block's element and its ancestors (:data:`SCREEN_CLASS_DEPTH`)."""
+        element = self.tokens.line_owners.get(int(self.lines[row]))
+        found = set()
+        for _ in range(SCREEN_CLASS_DEPTH):
+            if element is None:
+                break
+            found.update(name for name in (element.get("class") or "").split() if SCREEN_CLASS.search(name))
+            element = element.getparent()
+        return frozenset(found)
 
     def text(self, keep: np.ndarray) -> str:
         """The text of the kept blocks, one block per line."""
