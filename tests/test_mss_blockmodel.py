@@ -246,6 +246,23 @@ def test_copies_made_for_different_screens_are_given_once():
     assert texts.index(story) not in np.flatnonzero(copies)
 
 
+def test_a_reply_quoting_a_post_the_page_gives_leaves_the_quote():
+    post = "The new firmware bricked my router twice before the vendor pulled it from the site."
+    html = (
+        f"<html><body><article class='post'><p>{post}</p></article>"
+        f"<article class='post js-selectToQuote'><blockquote><div><p>{post}</p></div></blockquote>"
+        "<p>Same here, rolled back to the old one and it works.</p></article>"
+        "<article class='post'><blockquote><p>Never update on a Friday, as the saying goes.</p></blockquote>"
+        "<blockquote><p>Never update on a Friday, as the saying goes.</p></blockquote></article>"
+        "</body></html>"
+    )
+    blocks = page_blocks(html)
+    texts = blocks.text(np.ones(blocks.lines.size, dtype=bool)).split("\n")
+    copies = blocks.copies(np.ones(blocks.lines.size, dtype=bool))
+    # the quote of the first post leaves, the post stays; a saying quoted twice is quoted both times
+    assert [(i, text) for i, (text, copy) in enumerate(zip(texts, copies)) if copy] == [(1, post)]
+
+
 @pytest.mark.parametrize("name, screen", [
     ("mobile-only", True), ("hide-on-desktop", True), ("singlePlan__mobileCopy", True), ("desktopText", True),
     ("md:hidden", True), ("max-lg:block", True), ("d-md-none", True), ("hidden-xs", True), ("visible-lg", True),
