@@ -21,6 +21,7 @@ reading has kept a block outside any comment thread, the thread blocks after it 
 """
 from __future__ import annotations
 
+import functools
 import gzip
 import json
 import os
@@ -118,7 +119,7 @@ COMMENT_THREAD_DEPTH = 2
 #:   or in a container named hidden): a copy for readers without scripts, or a dialog's. Out of fold
 #:   (docs/mss.md, session 11): wcxb-dev +0.0011, readability's pages +0.0046, dragnet +0.0017, l3s-gn1
 #:   +0.0002, CleanEval unchanged; no page lost;
-#: * or it is quoted (inside a ``<blockquote>`` or ``<q>``, up to :data:`QUOTE_DEPTH` levels) and the
+#: * or it is quoted (inside a ``<blockquote>``, up to :data:`QUOTE_DEPTH` levels) and the
 #:   other is not: a forum reply quoting a post the page already gives. Out of fold: wcxb-dev +0.0011
 #:   (forums 0.801 → 0.817), the others unchanged. Classes that name a quote were no better, and
 #:   ``js-selectToQuote`` marks every post of XenForo's forums;
@@ -146,6 +147,8 @@ QUOTE_DEPTH = 6
 #: ... screen classes are looked for on a copy's element and its ancestors up to this many levels (a responsive copy's
 #: wrapper is often a few levels above its paragraphs; 4 levels found 80 % of what 8 did).
 SCREEN_CLASS_DEPTH = 8
+#: Distinct class attributes whose screen names are remembered across pages (the bound caps memory).
+MAX_CACHED_CLASS_STRINGS = 100_000
 
 
 class BlockModel:
@@ -309,6 +312,12 @@ def write_model_file(path: str | Path, document: dict[str, Any]) -> Path:
     return path
 
 
+@functools.lru_cache(maxsize=MAX_CACHED_CLASS_STRINGS)
+def _screen_names(classes: str) -> tuple[str, ...]:
+    """The :data:`SCREEN_CLASS` names of an element's class attribute (sites repeat their class strings)."""
+    return tuple(name for name in classes.split() if SCREEN_CLASS.search(name))
+
+
 def thread_after_article(keep: np.ndarray, comments: np.ndarray) -> np.ndarray:
     """The ``comments`` blocks after the first ``keep`` block outside a comment thread (none when every
     kept block is in one: a forum thread)."""
@@ -324,7 +333,7 @@ def thread_after_article(keep: np.ndarray, comments: np.ndarray) -> np.ndarray:
 
 _WORDS_COLUMN = FEATURE_NAMES.index("words")
 _CHARS_COLUMN = FEATURE_NAMES.index("chars")
-_QUOTE_TAGS = frozenset({"blockquote", "q"})
+_BLOCKQUOTE_COLUMN = FEATURE_NAMES.index("in_blockquote")
 _CLOSING_COLUMN = FEATURE_NAMES.index("is_closing_line")
 _COMMENT_COLUMN = FEATURE_NAMES.index("name_comment")
 _UNSEEN_FLAG_COLUMNS = [FEATURE_NAMES.index("in_noscript")]
@@ -371,11 +380,11 @@ class PageBlocks:
         case and spacing aside."""
         tokens = self.tokens
         wanted = self.lines[rows]
-        index = np.flatnonzero(np.isin(tokens.lines, wanted) & (tokens.kinds == WORD))
-        by_line: dict[int, list[str]] = {int(line): [] for line in wanted}
-        for position, line in zip(index.tolist(), tokens.lines[index].tolist()):
-            by_line[line].append(tokens.words[position].lower())
-        return [tuple(by_line[int(line)]) for line in wanted]
+        # a block's tokens are one stretch: output lines are numbered in document order
+        starts = np.searchsorted(tokens.lines, wanted, "left").tolist()
+        ends = np.searchsorted(tokens.lines, wanted, "right").tolist()
+        words, is_word = tokens.words, (tokens.kinds == WORD).tolist()
+        return [tuple(words[i].lower() for i in range(start, end) if is_word[i]) for start, end in zip(starts, ends)]
 
     def copies(self, keep: np.ndarray) -> np.ndarray:
         """The ``keep`` blocks that repeat another kept block where a reader sees only one of them or the page
@@ -387,7 +396,9 @@ class PageBlocks:
             if unseen.any() and not unseen.all():
                 copies[group[unseen]] = True
                 group = group[~unseen]
-            quoted = np.array([self._quoted(row) for row in group.tolist()], dtype=bool)
+            quoted = self.features[group, _BLOCKQUOTE_COLUMN] > 0  # (below any blockquote, then near one)
+            if quoted.any():
+                quoted = np.array([self._quoted(row) for row in group.tolist()], dtype=bool)
             if quoted.any() and not quoted.all():
                 copies[group[quoted]] = True
                 group = group[~quoted]
@@ -401,9 +412,12 @@ class PageBlocks:
         rows = np.flatnonzero(keep & (self.words >= MIN_COPY_WORDS))
         if rows.size < 2:
             return []
-        sizes = self.features[rows][:, [_WORDS_COLUMN, _CHARS_COLUMN]]
-        _, inverse, counts = np.unique(sizes, axis=0, return_inverse=True, return_counts=True)
-        candidates = rows[counts[inverse.ravel()] > 1]
+        # one number per block for its word and character counts (the features hold their log1p)
+        sizes = self.features[rows, _WORDS_COLUMN] * 1e6 + self.features[rows, _CHARS_COLUMN]
+        _, inverse, counts = np.unique(sizes, return_inverse=True, return_counts=True)
+        candidates = rows[counts[inverse] > 1]
+        if not candidates.size:
+            return []
         groups: dict[tuple[str, ...], list[int]] = {}
         for row, text in zip(candidates.tolist(), self.block_texts(candidates)):
             groups.setdefault(text, []).append(row)
@@ -412,11 +426,11 @@ class PageBlocks:
     def _screen_classes(self, row: int) -> frozenset[str]:
         """The :data:`SCREEN_CLASS` names of a block's element and its ancestors (:data:`SCREEN_CLASS_DEPTH`)."""
         return frozenset(name for element in self._ancestry(row, SCREEN_CLASS_DEPTH)
-                         for name in (element.get("class") or "").split() if SCREEN_CLASS.search(name))
+                         for name in _screen_names(element.get("class") or ""))
 
     def _quoted(self, row: int) -> bool:
         """Whether a block is inside a quote (:data:`QUOTE_DEPTH`)."""
-        return any(element.tag in _QUOTE_TAGS for element in self._ancestry(row, QUOTE_DEPTH))
+        return any(element.tag == "blockquote" for element in self._ancestry(row, QUOTE_DEPTH))
 
     def _ancestry(self, row: int, depth: int) -> list[Any]:
         """A block's element and its ancestors, ``depth`` of them at most."""
