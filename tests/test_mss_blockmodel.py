@@ -32,6 +32,12 @@ def model() -> BlockModel:
     return trained
 
 
+def blocks_and_lines(html):
+    """A page's blocks and the text of each, one line per block."""
+    blocks = page_blocks(html)
+    return blocks, blocks.text(np.ones(blocks.lines.size, dtype=bool)).split("\n")
+
+
 def column(blocks, name):
     return blocks.features[:, FEATURE_NAMES.index(name)]
 
@@ -198,8 +204,7 @@ def test_blocks_in_a_comment_thread_are_told_by_their_containers():
         "<div class='comments-wrapper'><div class='outer'><div class='inner'><div class='deep'>"
         "<p>Too far above to count as a thread.</p></div></div></div></div></body></html>"
     )
-    blocks = page_blocks(html)
-    texts = blocks.text(np.ones(blocks.lines.size, dtype=bool)).split("\n")
+    blocks, texts = blocks_and_lines(html)
     in_thread = dict(zip(texts, blocks.comments.tolist()))
     assert in_thread == {"Harbour reopens": False,
                          "The harbour reopened on Monday after a year of repairs to the old sea wall.": False,
@@ -216,8 +221,7 @@ def test_a_copy_a_reader_does_not_see_leaves_when_the_seen_copy_is_kept():
         "<p>A pull quote: the wall stands.</p><p>A pull quote: the wall stands.</p>"
         "<p hidden>Only here, where nobody sees it.</p></body></html>"
     )
-    blocks = page_blocks(html)
-    texts = blocks.text(np.ones(blocks.lines.size, dtype=bool)).split("\n")
+    blocks, texts = blocks_and_lines(html)
     everything = np.ones(blocks.lines.size, dtype=bool)
     copies = [text for text, copy in zip(texts, blocks.copies(everything)) if copy]
     # the copies in <noscript>, in a container named hidden and hidden by style; not the passage shown
@@ -238,8 +242,7 @@ def test_copies_made_for_different_screens_are_given_once():
         f"<div class='plan mobile-first'><p>{other}</p></div><div class='plan mobile-first'><p>{other}</p></div>"
         "</main></body></html>"
     )
-    blocks = page_blocks(html)
-    texts = blocks.text(np.ones(blocks.lines.size, dtype=bool)).split("\n")
+    blocks, texts = blocks_and_lines(html)
     copies = blocks.copies(np.ones(blocks.lines.size, dtype=bool))
     # the mobile copy leaves; the two plans, shown to the same screens, are both the page's
     assert [text for text, copy in zip(texts, copies) if copy] == [story]
@@ -256,8 +259,7 @@ def test_a_reply_quoting_a_post_the_page_gives_leaves_the_quote():
         "<blockquote><p>Never update on a Friday, as the saying goes.</p></blockquote></article>"
         "</body></html>"
     )
-    blocks = page_blocks(html)
-    texts = blocks.text(np.ones(blocks.lines.size, dtype=bool)).split("\n")
+    blocks, texts = blocks_and_lines(html)
     copies = blocks.copies(np.ones(blocks.lines.size, dtype=bool))
     # the quote of the first post leaves, the post stays; a saying quoted twice is quoted both times
     assert [(i, text) for i, (text, copy) in enumerate(zip(texts, copies)) if copy] == [(1, post)]
