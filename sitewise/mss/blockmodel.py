@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from .blocks import FAR, FEATURE_NAMES, block_features, page_signals, reads_as_section
+from .blocks import FAR, FEATURE_NAMES, MAX_CACHED_NAMES, block_features, page_signals, reads_as_section
 from .boundaries import BOUNDARY_SCORE
 from .forest import TreeBag, TreeEnsemble
 from .search import k_best
@@ -131,6 +131,9 @@ COMMENT_THREAD_DEPTH = 2
 #: twice, and CleanEval's and readability's annotators keep both (dropping every repeat cost them 0.0025
 #: and 0.036).
 MIN_COPY_WORDS = 4
+#: How far up from a copy's element a quote is looked for: a quoted post's paragraphs sit in the quote's
+#: body inside the quote element (XenForo's ``bbCodeBlock-expandContent`` in a ``blockquote``).
+QUOTE_DEPTH = 6
 #: A class that shows or hides its element by screen size or condition: a device word as a part of the
 #: name (``mobile-only``, ``hide-on-desktop``, ``singlePlan__mobileCopy``), Tailwind's and Bootstrap's
 #: display utilities (``md:hidden``, ``max-lg:block``, ``d-md-none``, ``hidden-xs``, ``visible-lg``) and
@@ -141,14 +144,9 @@ SCREEN_CLASS = re.compile(
     r"|^d-(?:\w+-)?none$|^(?:hidden|visible|show|hide)-(?:for-)?(?:xs|sm|md|lg|xl|small|medium|large)"
     r"|invisible"
 )
-#: How far up from a copy's element a quote is looked for: a quoted post's paragraphs sit in the quote's
-#: body inside the quote element (XenForo's ``bbCodeBlock-expandContent`` in a ``blockquote``).
-QUOTE_DEPTH = 6
-#: ... screen classes are looked for on a copy's element and its ancestors up to this many levels (a responsive copy's
+#: ... looked for on a copy's element and its ancestors up to this many levels (a responsive copy's
 #: wrapper is often a few levels above its paragraphs; 4 levels found 80 % of what 8 did).
 SCREEN_CLASS_DEPTH = 8
-#: Distinct class attributes whose screen names are remembered across pages (the bound caps memory).
-MAX_CACHED_CLASS_STRINGS = 100_000
 
 
 class BlockModel:
@@ -312,10 +310,30 @@ def write_model_file(path: str | Path, document: dict[str, Any]) -> Path:
     return path
 
 
-@functools.lru_cache(maxsize=MAX_CACHED_CLASS_STRINGS)
+@functools.lru_cache(maxsize=MAX_CACHED_NAMES)  # (class strings: sites repeat them)
 def _screen_names(classes: str) -> tuple[str, ...]:
-    """The :data:`SCREEN_CLASS` names of an element's class attribute (sites repeat their class strings)."""
+    """The :data:`SCREEN_CLASS` names of an element's class attribute."""
     return tuple(name for name in classes.split() if SCREEN_CLASS.search(name))
+
+
+def _mark_apart_copies(copies: np.ndarray, group: np.ndarray, apart: np.ndarray) -> np.ndarray:
+    """Mark as copies the blocks of ``group`` that are ``apart`` (out of sight, quoted) when some of the
+    group are not; the mask of the group's blocks that stay."""
+    if apart.any() and not apart.all():
+        copies[group[apart]] = True
+        return ~apart
+    return np.ones(group.size, dtype=bool)
+
+
+def _screen_classes(ancestry: list[Any]) -> frozenset[str]:
+    """The :data:`SCREEN_CLASS` names on a block's element and its ancestors (:data:`SCREEN_CLASS_DEPTH`)."""
+    return frozenset(name for element in ancestry[:SCREEN_CLASS_DEPTH]
+                     for name in _screen_names(element.get("class") or ""))
+
+
+def _quoted(ancestry: list[Any]) -> bool:
+    """Whether a block is inside a ``<blockquote>`` (:data:`QUOTE_DEPTH`)."""
+    return any(element.tag == "blockquote" for element in ancestry[:QUOTE_DEPTH])
 
 
 def thread_after_article(keep: np.ndarray, comments: np.ndarray) -> np.ndarray:
@@ -334,6 +352,7 @@ def thread_after_article(keep: np.ndarray, comments: np.ndarray) -> np.ndarray:
 _WORDS_COLUMN = FEATURE_NAMES.index("words")
 _CHARS_COLUMN = FEATURE_NAMES.index("chars")
 _BLOCKQUOTE_COLUMN = FEATURE_NAMES.index("in_blockquote")
+_COPY_ANCESTRY = max(QUOTE_DEPTH, SCREEN_CLASS_DEPTH)
 _CLOSING_COLUMN = FEATURE_NAMES.index("is_closing_line")
 _COMMENT_COLUMN = FEATURE_NAMES.index("name_comment")
 _UNSEEN_FLAG_COLUMNS = [FEATURE_NAMES.index("in_noscript")]
@@ -391,18 +410,17 @@ class PageBlocks:
         gives it once: out of sight beside a copy in sight, quoted beside the original, or made for another
         screen than the first copy (:data:`MIN_COPY_WORDS`)."""
         copies = np.zeros(keep.size, dtype=bool)
-        for group in self._repeats(keep):
-            unseen = self.unseen[group]
-            if unseen.any() and not unseen.all():
-                copies[group[unseen]] = True
-                group = group[~unseen]
-            quoted = self.features[group, _BLOCKQUOTE_COLUMN] > 0  # (below any blockquote, then near one)
-            if quoted.any():
-                quoted = np.array([self._quoted(row) for row in group.tolist()], dtype=bool)
-            if quoted.any() and not quoted.all():
-                copies[group[quoted]] = True
-                group = group[~quoted]
-            if len(group) > 1 and len({self._screen_classes(row) for row in group.tolist()}) > 1:
+        groups = self._repeats(keep)
+        if not groups:
+            return copies
+        unseen = self.unseen
+        below_quote = self.features[:, _BLOCKQUOTE_COLUMN] > 0  # (any blockquote above: then look how near)
+        for group in groups:
+            group = group[_mark_apart_copies(copies, group, unseen[group])]
+            ancestries = {row: self._ancestry(row) for row in group.tolist()}
+            quoted = np.array([bool(below_quote[row]) and _quoted(ancestries[row]) for row in group.tolist()])
+            group = group[_mark_apart_copies(copies, group, quoted)]
+            if len(group) > 1 and len({_screen_classes(ancestries[row]) for row in group.tolist()}) > 1:
                 copies[group[1:]] = True
         return copies
 
@@ -423,20 +441,11 @@ class PageBlocks:
             groups.setdefault(text, []).append(row)
         return [np.array(group) for group in groups.values() if len(group) > 1]
 
-    def _screen_classes(self, row: int) -> frozenset[str]:
-        """The :data:`SCREEN_CLASS` names of a block's element and its ancestors (:data:`SCREEN_CLASS_DEPTH`)."""
-        return frozenset(name for element in self._ancestry(row, SCREEN_CLASS_DEPTH)
-                         for name in _screen_names(element.get("class") or ""))
-
-    def _quoted(self, row: int) -> bool:
-        """Whether a block is inside a quote (:data:`QUOTE_DEPTH`)."""
-        return any(element.tag == "blockquote" for element in self._ancestry(row, QUOTE_DEPTH))
-
-    def _ancestry(self, row: int, depth: int) -> list[Any]:
-        """A block's element and its ancestors, ``depth`` of them at most."""
+    def _ancestry(self, row: int) -> list[Any]:
+        """A block's element and its ancestors, as far up as the copy tests look."""
         element = self.tokens.line_owners.get(int(self.lines[row]))
         chain = []
-        while element is not None and len(chain) < depth:
+        while element is not None and len(chain) < _COPY_ANCESTRY:
             chain.append(element)
             element = element.getparent()
         return chain
