@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from sitewise.metrics import word_prf
-from sitewise.mss.blockmodel import SCREEN_CLASS, SEEDS, BlockModel, page_blocks
+from sitewise.mss.blockmodel import SCREEN_CLASS, SEEDS, BlockModel, linked_edges, page_blocks
 from sitewise.mss.blocks import FEATURE_NAMES, PageSignals, reads_as_section
 from sitewise.mss.blocktrain import labelled_page, train_block_model
 from sitewise.mss.extractor import BlockMSS, extract_mss
@@ -193,6 +193,32 @@ def test_a_comment_thread_after_the_article_leaves_while_a_forum_thread_stays():
     # a thread before the article's first kept block (a comment count in the header) is not cut
     header = np.array([True, False, False, False, False, False])
     assert model.select(probabilities, words, comments=header).all()
+
+
+def test_link_lines_at_the_edges_of_a_reading_leave_but_not_a_listings():
+    keep = np.array([True, True, True, True, True, True, False])
+    words = np.array([2, 3, 8, 120, 90, 4, 5])
+    no_heading = np.zeros(7, dtype=bool)
+    # a category list read with a short story, and a tag line under it: they leave, the story stays
+    linked = np.array([1.0, 1.0, 0.1, 0.0, 0.05, 0.9, 1.0])
+    assert linked_edges(keep, words, linked, no_heading).tolist() == [True, True, False, False, False, True, False]
+    # the post's title links to the post: a heading stays, and so does what follows it
+    title = np.array([False, True, False, False, False, False, False])
+    assert linked_edges(keep, words, linked, title).tolist() == [True, False, False, False, False, True, False]
+    # a listing: its kept text is mostly links, and there the links are the content
+    cards = np.array([1.0, 1.0, 1.0, 0.9, 1.0, 1.0, 1.0])
+    assert not linked_edges(keep, words, cards, no_heading).any()
+    assert not linked_edges(np.zeros(7, dtype=bool), words, linked, no_heading).any()
+
+
+def test_a_page_read_with_its_sidebar_loses_the_link_lines_not_its_linked_title():
+    html = ("<html><body><ul><li><a href='/c/art'>Art</a></li><li><a href='/c/bead-crafts'>Bead crafts</a></li></ul>"
+            "<h2><a href='/2012/10/indian-corn'>Indian corn printing craft</a></h2>"
+            "<p>Visit Boy Mama Teacher Mama to see how to create the interesting textures of this craft.</p>"
+            "<p><a href='/tag/corn'>corn</a> <a href='/tag/print'>printing</a></p></body></html>")
+    blocks, lines = blocks_and_lines(html)
+    leaving = blocks.linked_edges(np.ones(len(lines), dtype=bool))
+    assert [line for line, leaves in zip(lines, leaving) if leaves] == ["Art", "Bead crafts", "corn printing"]
 
 
 def test_blocks_in_a_comment_thread_are_told_by_their_containers():

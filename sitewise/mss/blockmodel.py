@@ -147,6 +147,20 @@ SCREEN_CLASS = re.compile(
 #: ... looked for on a copy's element and its ancestors up to this many levels (a responsive copy's
 #: wrapper is often a few levels above its paragraphs; 4 levels found 80 % of what 8 did).
 SCREEN_CLASS_DEPTH = 8
+#: An article does not begin or end with a list of links. The kept blocks at either end of a reading that
+#: are link lines (at least this share of their text in links: a menu, a category or tag list, a
+#: blogroll, a "related" list beside a short story) leave, one after another from the edge inward, up to
+#: the first block that is not one; a heading stays (a post's title links to the post) ...
+EDGE_LINK_SHARE = 0.8
+#: ... unless the kept text is mostly links (at least this share of its words): a listing's or a
+#: collection's cards are links, and there the links are the content. Out of fold (docs/mss.md, session
+#: 12): readability's pages +0.0029, l3s-gn1 +0.0025, dragnet +0.0042 (the sidebars read before 47hats'
+#: stories, a "Categories" list), wcxb-dev +0.0003, CleanEval +0.0002; the same sign on each of three
+#: seeds' models but CleanEval's (−0.0004, +0.0003, −0.0004). With no such limit listings lose (wcxb-dev
+#: −0.0015, CleanEval −0.0041); limits of 0.6 and 0.7 gain half as much on dragnet, 0.9 costs CleanEval.
+#: What the annotators keep of such lines (hacknmod's "related hacks", linked teasers on a portal)
+#: leaves with them.
+MAX_LINKED_SHARE = 0.8
 
 
 class BlockModel:
@@ -336,6 +350,22 @@ def _quoted(ancestry: list[Any]) -> bool:
     return any(element.tag == "blockquote" for element in ancestry[:QUOTE_DEPTH])
 
 
+def linked_edges(keep: np.ndarray, words: np.ndarray, link_share: np.ndarray, headings: np.ndarray) -> np.ndarray:
+    """The ``keep`` blocks at either end of the reading that are link lines, not headings, where the
+    kept text is mostly not links (:data:`EDGE_LINK_SHARE`, :data:`MAX_LINKED_SHARE`)."""
+    edges = np.zeros(keep.size, dtype=bool)
+    rows = np.flatnonzero(keep)
+    kept_words = words[rows]
+    if (kept_words * link_share[rows]).sum() >= MAX_LINKED_SHARE * kept_words.sum():
+        return edges
+    link_line = (link_share[rows] > EDGE_LINK_SHARE) & ~headings[rows]
+    first = int(np.argmin(link_line)) if not link_line.all() else rows.size  # the first block that stays
+    last = rows.size - int(np.argmin(link_line[::-1]))  # ... and one past the last
+    edges[rows[:first]] = True
+    edges[rows[max(first, last):]] = True
+    return edges
+
+
 def thread_after_article(keep: np.ndarray, comments: np.ndarray) -> np.ndarray:
     """The ``comments`` blocks after the first ``keep`` block outside a comment thread (none when every
     kept block is in one: a forum thread)."""
@@ -355,6 +385,10 @@ _BLOCKQUOTE_COLUMN = FEATURE_NAMES.index("in_blockquote")
 _COPY_ANCESTRY = max(QUOTE_DEPTH, SCREEN_CLASS_DEPTH)
 _CLOSING_COLUMN = FEATURE_NAMES.index("is_closing_line")
 _COMMENT_COLUMN = FEATURE_NAMES.index("name_comment")
+_LINK_SHARE_COLUMN = FEATURE_NAMES.index("link_share")
+#: A block is a heading when its element is one or it sits in one, or it repeats the title.
+_HEADING_COLUMNS = [FEATURE_NAMES.index(name) for name in
+                    ("tag_h1", "tag_h2", "tag_h3", "tag_h4", "tag_h5", "tag_h6", "in_h1", "in_h2", "in_h3", "is_title")]
 _UNSEEN_FLAG_COLUMNS = [FEATURE_NAMES.index("in_noscript")]
 _UNSEEN_DISTANCE_COLUMNS = [FEATURE_NAMES.index("name_hidden"), FEATURE_NAMES.index("hidden_attr")]
 
@@ -385,6 +419,12 @@ class PageBlocks:
     def words(self) -> np.ndarray:
         """Words (alphanumeric tokens) per block: the ``words`` feature, which holds their log1p."""
         return np.rint(np.expm1(self.features[:, _WORDS_COLUMN]))
+
+    def linked_edges(self, keep: np.ndarray) -> np.ndarray:
+        """The link lines at the edges of the ``keep`` blocks that leave (:func:`linked_edges`)."""
+        features = self.features
+        headings = (features[:, _HEADING_COLUMNS] > 0).any(axis=1)
+        return linked_edges(keep, self.words, features[:, _LINK_SHARE_COLUMN], headings)
 
     @property
     def unseen(self) -> np.ndarray:

@@ -242,6 +242,7 @@ class BlockMSS:
         words = blocks.words
         comments = None if include_comments else blocks.comments
         keep = self.model.select(probabilities, words, blocks.boundaries, comments, section=blocks.section)
+        keep &= ~blocks.linked_edges(keep)
         keep &= ~blocks.copies(keep)
         if not keep.any():
             return MSSResult("", None, 0.0, reason="no block scored as article")
