@@ -352,7 +352,8 @@ def _quoted(ancestry: list[Any]) -> bool:
 
 def linked_edges(keep: np.ndarray, words: np.ndarray, link_share: np.ndarray, headings: np.ndarray) -> np.ndarray:
     """The ``keep`` blocks at either end of the reading that are link lines, not headings, where the
-    kept text is mostly not links (:data:`EDGE_LINK_SHARE`, :data:`MAX_LINKED_SHARE`)."""
+    kept text is mostly not links (:data:`EDGE_LINK_SHARE`, :data:`MAX_LINKED_SHARE`; a block's words
+    count as linked by its ``link_share``, the share of its characters inside links)."""
     edges = np.zeros(keep.size, dtype=bool)
     rows = np.flatnonzero(keep)
     kept_words = words[rows]
