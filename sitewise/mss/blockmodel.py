@@ -157,7 +157,7 @@ EDGE_LINK_SHARE = 0.8
 #: 12): readability's pages +0.0029, l3s-gn1 +0.0025, dragnet +0.0042 (the sidebars read before 47hats'
 #: stories, a "Categories" list), wcxb-dev +0.0003, CleanEval +0.0002; the same sign on each of three
 #: seeds' models but CleanEval's (−0.0004, +0.0003, −0.0004). With no such limit listings lose (wcxb-dev
-#: −0.0015, CleanEval −0.0041); limits of 0.6 and 0.7 gain half as much on dragnet, 0.9 costs CleanEval.
+#: −0.0015, CleanEval −0.0041); limits of 0.6 and 0.7 gain a third as much on dragnet, 0.9 costs CleanEval.
 #: What the annotators keep of such lines (hacknmod's "related hacks", linked teasers on a portal)
 #: leaves with them.
 MAX_LINKED_SHARE = 0.8
