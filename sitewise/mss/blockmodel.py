@@ -359,11 +359,12 @@ def linked_edges(keep: np.ndarray, words: np.ndarray, link_share: np.ndarray, he
     kept_words = words[rows]
     if (kept_words * link_share[rows]).sum() >= MAX_LINKED_SHARE * kept_words.sum():
         return edges
-    link_line = (link_share[rows] > EDGE_LINK_SHARE) & ~headings[rows]
-    first = int(np.argmin(link_line)) if not link_line.all() else rows.size  # the first block that stays
-    last = rows.size - int(np.argmin(link_line[::-1]))  # ... and one past the last
-    edges[rows[:first]] = True
-    edges[rows[max(first, last):]] = True
+    stays = np.flatnonzero((link_share[rows] <= EDGE_LINK_SHARE) | headings[rows])
+    if not stays.size:
+        edges[rows] = True
+    else:
+        edges[rows[: stays[0]]] = True
+        edges[rows[stays[-1] + 1 :]] = True
     return edges
 
 
@@ -416,7 +417,7 @@ class PageBlocks:
         """Whether each block is in a comment thread (:data:`COMMENT_THREAD_DEPTH`)."""
         return self.features[:, _COMMENT_COLUMN] <= COMMENT_THREAD_DEPTH
 
-    @property
+    @functools.cached_property  # (read by the selection, the edge and the copy tests of one page)
     def words(self) -> np.ndarray:
         """Words (alphanumeric tokens) per block: the ``words`` feature, which holds their log1p."""
         return np.rint(np.expm1(self.features[:, _WORDS_COLUMN]))
