@@ -1,4 +1,5 @@
 """The block model: its features, the exported trees, the model file, the pipeline and bad input."""
+import copy
 import gzip
 import json
 
@@ -126,6 +127,24 @@ def test_a_version_1_model_file_still_loads(model, tmp_path):
     loaded = load_model(path)
     X = page_blocks(ARTICLE_PAGE).features
     assert np.array_equal(loaded.decision_function(X), model.members_[0].ensembles[0].decision_function(X))
+
+
+def test_a_joined_model_weighs_each_model_by_the_pages_it_learned_from(model, tmp_path):
+    """Self-training's candidate: a model of 10 pages joined to one of 90 has a tenth of the say, and
+    keeps its weights through its file; models that do not say their pages are averaged equally."""
+    other = copy.deepcopy(model)
+    other.members_ = [TreeBag(tuple(reversed(model.members_[0].ensembles)))]
+    big, small = copy.deepcopy(model), other
+    big.info_, small.info_ = {"used": 90}, {"used": 10}
+    X = page_blocks(ARTICLE_PAGE).features
+    a, b = big.decision_function(X), small.decision_function(X)
+    assert not np.allclose(a, b)
+    joined = big.joined(small)
+    assert np.allclose(joined.decision_function(X), 0.9 * a + 0.1 * b)
+    again = load_model(joined.save(tmp_path / "joined.json.gz"))
+    assert np.array_equal(again.decision_function(X), joined.decision_function(X))
+    small.info_ = {}
+    assert np.allclose(big.joined(small).decision_function(X), (a + b) / 2)
 
 
 def test_a_scant_reading_of_a_page_of_plausible_cards_is_read_again():
@@ -326,7 +345,8 @@ def test_broken_model_files_are_refused_clearly(model, tmp_path):
     bad_index = json.loads(json.dumps(document))
     bad_index["members"][0][0]["feature"] = bad_index["members"][0][0]["left"]  # node ids, not features
     empty_bag = {**document, "members": [[]]}
-    for number, broken in enumerate((bad_features, bad_index, empty_bag, {**document, "version": 99})):
+    bad_weights = {**document, "member_weights": [1.0, 2.0]}  # two weights for one member
+    for number, broken in enumerate((bad_features, bad_index, empty_bag, bad_weights, {**document, "version": 99})):
         path = tmp_path / f"{number}.json.gz"
         path.write_bytes(gzip.compress(json.dumps(broken).encode()))
         with pytest.raises(ModelError):

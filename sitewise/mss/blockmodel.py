@@ -41,10 +41,11 @@ from .title import anchor_heading, headline_alternatives, page_headline
 from .tokenize import WORD, TokenSequence, parse_html, tokenize
 
 FORMAT = "sitewise-block-model"
-#: Version 2 stores each member as a bag of ensembles; a version-1 file (one ensemble per member, as
-#: self-training wrote before bags) still loads.
-VERSION = 2
-READABLE_VERSIONS = (1, 2)
+#: Version 2 stores each member as a bag of ensembles, version 3 each member's weight in the average of
+#: their log-odds; version-1 files (one ensemble per member, as self-training wrote before bags) and
+#: version-2 files (members weighted equally) still load.
+VERSION = 3
+READABLE_VERSIONS = (1, 2, 3)
 
 #: Boosting settings (scikit-learn's names). Depth is capped so the trees stay cheap to walk with numpy
 #: (one step per level for all trees at once).
@@ -167,8 +168,8 @@ class BlockModel:
     """P(article) per block from :func:`~sitewise.mss.blocks.block_features` rows.
 
     Learned attributes: ``members_`` (one or more bags of tree ensembles whose log-odds are averaged: a
-    shipped model, or a shipped model joined by one self-trained on learned sites), ``feature_names_``
-    and ``info_`` (what it was trained on).
+    shipped model, or a shipped model joined by one self-trained on learned sites), ``member_weights_``
+    (each member's share of that average), ``feature_names_`` and ``info_`` (what it was trained on).
     """
 
     def __init__(self, threshold: float = THRESHOLD, min_segment_share: float = MIN_SEGMENT_SHARE,
@@ -208,21 +209,38 @@ class BlockModel:
             classifier = HistGradientBoostingClassifier(**self.boosting, early_stopping=False, random_state=seed)
             ensembles.append(TreeEnsemble.from_sklearn(classifier.fit(X, y, sample_weight=sample_weight)))
         self.members_ = [TreeBag(tuple(ensembles))]
+        self.member_weights_ = [1.0]
         self.feature_names_ = FEATURE_NAMES
         self.info_: dict[str, Any] = {"blocks": int(len(X)), "blocks_in": int(y.sum())}
         return self
 
     def joined(self, other: "BlockModel") -> "BlockModel":
-        """A model whose log-odds average this one's and ``other``'s (self-training's candidate)."""
+        """A model whose log-odds average this one's and ``other``'s (self-training's candidate), each
+        weighted by the pages it learned from (``info_["used"]``; equally when either does not say):
+        every page counts once, so a few hundred rule-labelled pages of learned sites add their layouts
+        without outvoting the thousands of pages of every kind the shipped model learned from (weighted
+        equally, 167 pages of 37 learned sites cost CleanEval's never-learned sites 0.016 of F1:
+        docs/bench-learn.md)."""
         joined = BlockModel(self.threshold, self.min_segment_share, self.min_block_probability,
                             self.random_state, self.seeds, **self._relaxed_reading(), **self.boosting)
+        pages = [model.info_.get("used") for model in (self, other)]
+        shares = pages if all(isinstance(p, int) and p > 0 for p in pages) else [1, 1]
         joined.members_ = [*self.members_, *other.members_]
+        joined.member_weights_ = [*(w * shares[0] for w in self._shares()), *(w * shares[1] for w in other._shares())]
         joined.feature_names_ = self.feature_names_
         joined.info_ = {"joined": [self.info_, other.info_]}
         return joined
 
+    def _shares(self) -> list[float]:
+        """Each member's share of the log-odds average (summing to 1)."""
+        total = sum(self.member_weights_)
+        return [weight / total for weight in self.member_weights_]
+
     def decision_function(self, X: np.ndarray) -> np.ndarray:
-        return np.mean([member.decision_function(X) for member in self.members_], axis=0)
+        if len(self.members_) == 1:
+            return self.members_[0].decision_function(X)
+        return np.average([member.decision_function(X) for member in self.members_], axis=0,
+                          weights=self.member_weights_)
 
     def predict_proba(self, X: np.ndarray) -> np.ndarray:
         """P(article) per row (one column: the positive class)."""
@@ -284,7 +302,8 @@ class BlockModel:
             "format": FORMAT, "version": VERSION, "features": list(self.feature_names_),
             "threshold": self.threshold, "min_segment_share": self.min_segment_share,
             "min_block_probability": self.min_block_probability, **self._relaxed_reading(),
-            "members": [member.to_dict() for member in self.members_], "info": self.info_,
+            "members": [member.to_dict() for member in self.members_], "member_weights": self.member_weights_,
+            "info": self.info_,
         }
 
     @classmethod
@@ -302,6 +321,11 @@ class BlockModel:
             model.members_ = [TreeBag.from_dict(data) for data in document["members"]]
         if not model.members_ or any(m.n_features != len(FEATURE_NAMES) for m in model.members_):
             raise ValueError("the model holds no trees over the block features")
+        # (versions before 3 averaged their members equally)
+        weights = document.get("member_weights", [1.0] * len(model.members_))
+        if len(weights) != len(model.members_) or not all(isinstance(w, (int, float)) and w > 0 for w in weights):
+            raise ValueError("member_weights must be one positive number per member")
+        model.member_weights_ = [float(w) for w in weights]
         model.feature_names_ = FEATURE_NAMES
         model.info_ = dict(document.get("info") or {})
         return model
