@@ -1,4 +1,5 @@
-"""Learning per-site rules: accuracy per site (spider, dragnet), the learning curve, clustering, speed.
+"""Learning per-site rules: accuracy per site (spider, dragnet), the learning curve, clustering, the
+fallback's self-training, speed.
 
 ``sitewise bench learn [--data ../shared/data] [--sets spider,dragnet] [--sizes 20,100,1000]`` prints
 and writes ``docs/bench-learn.md``:
@@ -11,7 +12,10 @@ and writes ``docs/bench-learn.md``:
 3. **clustering**: the original spider clustering (one-hot CSS values and tag path, standardised, DBSCAN
    eps 0.5, min_samples 1) against ours, on each site's training pages: how many clusters, and how much of
    the article text (blocks whose words are in the truth) the single best cluster holds;
-4. **speed**: learning time for a site of 20, 100, 1000 pages (blocks already collected: copies of a
+4. **self-training**: what the fallback gains from the learned sites' rule-labelled pages, as the worker
+   trains it (:func:`sitewise.mss.selftrain.self_train`), scored on held-back sites, on the learned sites'
+   test pages and on a set of sites never learned (``--unseen``, default CleanEval);
+5. **speed**: learning time for a site of 20, 100, 1000 pages (blocks already collected: copies of a
    spider site's pages, their own text made unique per copy), and applying rules to every test page with
    HTML, beside parsing it alone and trafilatura on it.
    ``--speed-only`` re-times just this and replaces the Speed section of the existing report.
@@ -81,6 +85,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-speed", action="store_true", help="skip the speed measurements")
     parser.add_argument("--speed-only", action="store_true",
                         help="only the speed measurements: replace the Speed section of the existing report")
+    parser.add_argument("--no-self-train", action="store_true", help="skip the fallback's self-training")
+    parser.add_argument("--unseen", default="cleaneval",
+                        help="sets of other sites to score the self-trained fallback on (comma-separated)")
     parser.add_argument("--limit-sites", type=int, help="at most N sites per set (quick runs)")
     parser.add_argument("--workers", type=int, default=2, help="parallel pages while rendering (default 2)")
     parser.add_argument("--out", type=Path, default=Path("docs/bench-learn.md"), help="the report to write")
@@ -138,6 +145,9 @@ def run(args: argparse.Namespace) -> int:
             report += curve_section(loaded)
         if "spider" in loaded:
             report += clustering_section(loaded["spider"])
+        if not args.no_self_train:
+            unseen = [args.data / name for name in args.unseen.split(",") if name.strip()]
+            report += self_training_section(loaded, unseen)
         if not args.no_speed:
             report += speed_section(loaded, sizes)
         if args.out.is_file():
@@ -397,7 +407,99 @@ def clustering_section(sites: dict[str, Site]) -> list[str]:
     return lines
 
 
-# -- 4. speed --------------------------------------------------------------------------------------
+# -- 4. self-training -------------------------------------------------------------------------------
+
+SELF_TRAINING_HEADING = "## Self-training: what the learned sites teach the fallback"
+
+
+def self_training_section(loaded: dict[str, dict[str, Site]], unseen: Sequence[Path]) -> list[str]:
+    """What self-training adds to the MSS fallback, done as the worker does it: each site's rules, learned
+    from its train pages, label those pages (confident answers only), every fourth site is held back, a
+    block model trained on the rest is joined to the shipped one. Scored beside the shipped model: on the
+    held-back sites' labelled pages (self-training's own test, which decides whether the worker writes
+    the model), on the learned sites' test pages against their human truth (what the fallback answers
+    there: pages no template fits), and on pages of sites never learned (``unseen`` sets)."""
+    from ..learn.learner import LearnError, SiteLearner
+    from ..learn.rules import apply_rules
+    from ..mss.model import SHIPPED_MODEL, load_model
+    from ..mss.selftrain import MIN_GAIN, candidate_model, mean_f1, split_held_back
+
+    labelled: list[tuple[str, str, str | None]] = []
+    labelled_sites: list[str] = []
+    tests: dict[str, list[tuple[str, str, str | None]]] = {}
+    for sites in loaded.values():
+        for site in sites.values():
+            site_tests = [(document.html, truth, document.url) for document, truth in site.test if document.html]
+            pages = [document.page for document in site.train if document.page is not None and document.page.blocks]
+            if not site_tests or not pages:
+                continue  # spider's pages have no HTML to train or score an HTML model on
+            try:
+                rules = SiteLearner().fit(pages).rules_
+            except LearnError as exc:
+                log.info("%s: no rules to label its pages with: %s", site.name, exc)
+                continue
+            for document in site.train:
+                html = (document.page.html if document.page is not None else None) or document.html
+                found = apply_rules(rules, page=document.page, html=html) if html else None
+                if found is not None and found.confident and found.text:
+                    labelled.append((html, found.text, document.url))
+                    labelled_sites.append(site.name)
+            tests[site.name] = site_tests
+    if not labelled:
+        return []
+    trained_on, held_back_pairs = split_held_back(list(zip(labelled, labelled_sites)), labelled_sites)
+    training, held_back = [page for page, _ in trained_on], [page for page, _ in held_back_pairs]
+    held_sites = {site for _, site in held_back_pairs}
+    shipped = load_model(SHIPPED_MODEL)
+    candidate, report = candidate_model(training, shipped)
+    rows = [
+        ("held-back sites' pages, labelled by their rules (self-training's own test)", held_back),
+        ("test pages of the sites trained on, human truth",
+         [page for site, pages in tests.items() if site not in held_sites for page in pages]),
+        ("test pages of the held-back sites, human truth",
+         [page for site, pages in tests.items() if site in held_sites for page in pages]),
+    ]
+    for path in unseen:
+        rows.append((f"{path.name}: sites never learned, human truth", _truth_pages(path)))
+    lines = [SELF_TRAINING_HEADING, "",
+             f"{len(labelled)} pages of {len(set(labelled_sites))} learned sites labelled by their own rules "
+             f"({len(training)} trained on, {len(held_back)} of {len(held_sites)} sites held back); training used "
+             f"{report.used} of {report.pages} ({_skipped(report.skipped)}). The candidate (the shipped "
+             f"model joined with the one trained on these pages) would be written only with a gain of "
+             f"{MIN_GAIN} or more on the first row. Mean word F1 of the MSS fallback alone:", "",
+             "| pages | count | shipped model | self-trained | change |", "|---|---|---|---|---|"]
+    for label, pages in rows:
+        if not pages:
+            continue
+        before, after = mean_f1(shipped, pages), mean_f1(candidate, pages)
+        row = f"| {label} | {len(pages)} | {before:.3f} | {after:.3f} | {after - before:+.3f} |"
+        lines.append(row)
+        print(row)
+    return [*lines, ""]
+
+
+def _skipped(reasons: dict[str, int]) -> str:
+    return ", ".join(f"{count} skipped: {reason}" for reason, count in reasons.items()) or "none skipped"
+
+
+def _truth_pages(manifest: Path) -> list[tuple[str, str, str | None]]:
+    """(HTML, truth, URL) of a set's pages with a truth found in the page ([] when the set is absent)."""
+    from ..manifest import ManifestError, read_manifest
+
+    try:
+        entries = read_manifest(manifest)
+    except ManifestError as exc:
+        log.warning("%s", exc)
+        return []
+    pages = []
+    for entry in entries:
+        html = entry.html() if entry.has_truth and not entry.mismatch else None
+        if html:
+            pages.append((html, entry.truth() or "", entry.url))
+    return pages
+
+
+# -- 5. speed --------------------------------------------------------------------------------------
 
 
 def synthetic_site(pages: Sequence[Any], count: int) -> list[Any]:

@@ -7,8 +7,8 @@ truth would. The worker collects such pages across learned sites and calls :func
 1. the learned sites are split: every :data:`HOLD_OUT_EVERY`-th site is held back (the fallback serves
    sites it has not seen, so it is judged on sites it was not trained on);
 2. a block model is trained on the other sites' pages and joined to the shipped model (their log-odds
-   are averaged: what the shipped model learned from thousands of pages stays, the learned sites'
-   layouts are added);
+   are averaged, each model weighted by the pages it learned from: what the shipped model learned from
+   thousands of pages of every kind stays, the learned sites' layouts are added);
 3. the candidate replaces the model in use only when its mean word F1 on the held-back pages beats the
    current model's by :data:`MIN_GAIN`; otherwise nothing is written.
 """
@@ -18,7 +18,7 @@ import logging
 import statistics
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Sequence, TypeVar
 
 from .. import metrics
 from ..page import site_of
@@ -42,6 +42,7 @@ MIN_GAIN = 0.002
 
 #: (html, article text, url) of one page.
 LabelledPage = tuple[str, str, str | None]
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -74,15 +75,13 @@ def self_train(
         return SelfTrainingResult(None, TrainingReport(pages=len(pages)))
     training, held_back = split_held_back(pages)
     try:
-        learned, report = train_block_model(training, **options)
+        candidate, report = candidate_model(training, base, **options)
     except ValueError as exc:  # no page aligned with its text, or one label only
         log.warning("self-training failed: %s", exc)
         return SelfTrainingResult(None, TrainingReport(pages=len(pages)))
     if report.used < min_pages * (HOLD_OUT_EVERY - 1) // HOLD_OUT_EVERY:
         log.info("self-training skipped: %d of %d pages usable", report.used, report.pages)
         return SelfTrainingResult(None, report)
-    base = _shipped() if base == "shipped" else base
-    candidate = base.joined(learned) if base is not None else learned
     current_f1 = mean_f1(current if current is not None else _in_use(), held_back)
     candidate_f1 = mean_f1(candidate, held_back)
     judged = SelfTrainingResult(None, report, current_f1, candidate_f1, len(held_back))
@@ -98,13 +97,24 @@ def self_train(
     return SelfTrainingResult(target, report, current_f1, candidate_f1, len(held_back))
 
 
-def split_held_back(pages: Sequence[LabelledPage]) -> tuple[list[LabelledPage], list[LabelledPage]]:
+def candidate_model(
+    pages: Iterable[LabelledPage], base: BlockModel | None | str = "shipped", **options: Any
+) -> tuple[BlockModel, TrainingReport]:
+    """A block model trained on rule-labelled pages, joined to ``base`` ("shipped", a model, or None:
+    the new one alone); ``options`` go to :class:`BlockModel`. ValueError when no page can teach it."""
+    learned, report = train_block_model(pages, **options)
+    base = _shipped() if base == "shipped" else base
+    return (base.joined(learned) if base is not None else learned), report
+
+
+def split_held_back(pages: Sequence[T], sites: Sequence[str] | None = None) -> tuple[list[T], list[T]]:
     """(training pages, held-back pages): every :data:`HOLD_OUT_EVERY`-th site held back, in the order
-    sites first appear; every n-th page when there are too few sites."""
-    page_sites = [site_of(url) if url else "" for _, _, url in pages]
-    sites = list(dict.fromkeys(page_sites))
-    if len(sites) >= MIN_SITES_TO_HOLD_OUT:
-        held = {site for i, site in enumerate(sites) if i % HOLD_OUT_EVERY == HOLD_OUT_EVERY - 1}
+    sites first appear; every n-th page when there are too few sites. ``sites``: each page's site
+    (default: the site of its URL, the pages being :data:`LabelledPage` triples)."""
+    page_sites = list(sites) if sites is not None else [site_of(url) if url else "" for _, _, url in pages]
+    distinct = list(dict.fromkeys(page_sites))
+    if len(distinct) >= MIN_SITES_TO_HOLD_OUT:
+        held = {site for i, site in enumerate(distinct) if i % HOLD_OUT_EVERY == HOLD_OUT_EVERY - 1}
         is_held = [site in held for site in page_sites]
     else:
         is_held = [i % HOLD_OUT_EVERY == HOLD_OUT_EVERY - 1 for i in range(len(pages))]
