@@ -169,7 +169,7 @@ class BlockModel:
 
     Learned attributes: ``members_`` (one or more bags of tree ensembles whose log-odds are averaged: a
     shipped model, or a shipped model joined by one self-trained on learned sites), ``member_weights_``
-    (each member's share of that average), ``feature_names_`` and ``info_`` (what it was trained on).
+    (each member's weight in that average), ``feature_names_`` and ``info_`` (what it was trained on).
     """
 
     def __init__(self, threshold: float = THRESHOLD, min_segment_share: float = MIN_SEGMENT_SHARE,
@@ -220,7 +220,7 @@ class BlockModel:
         every page counts once, so a few hundred rule-labelled pages of learned sites add their layouts
         without outvoting the thousands of pages of every kind the shipped model learned from (weighted
         equally, 167 pages of 37 learned sites cost CleanEval's never-learned sites 0.016 of F1:
-        docs/bench-learn.md)."""
+        docs/mss.md, "Self-training")."""
         joined = BlockModel(self.threshold, self.min_segment_share, self.min_block_probability,
                             self.random_state, self.seeds, **self._relaxed_reading(), **self.boosting)
         pages = [model.info_.get("used") for model in (self, other)]
