@@ -169,7 +169,6 @@ def rule_labelled_pages(
     Only pages that carry their serialized DOM count (the HTML MSS sees at run time); text rebuilt
     from blocks would teach it a markup no real page has.
     """
-    from .learn.rules import apply_rules
     from .trust import rules_corroborated
 
     for site in store.sites():
@@ -177,11 +176,18 @@ def rule_labelled_pages(
         if rules is None or (policy is not None and not rules_corroborated(store, site, policy)):
             continue
         for page in store.pages(site):
-            if not page.html:
-                continue
-            found = apply_rules(rules, page=page)
-            if found.confident and found.text:
-                yield page.html, found.text, page.url
+            text = rule_label(rules, page, page.html) if page.html else None
+            if text:
+                yield page.html, text, page.url
+
+
+def rule_label(rules: dict[str, Any], page: Page | None, html: str) -> str | None:
+    """The article text a learned site's rules give one of its pages (from its collected blocks when it
+    has them, else from ``html``), when they apply to it confidently: what self-training learns from."""
+    from .learn.rules import apply_rules
+
+    found = apply_rules(rules, page=page, html=html)
+    return found.text if found.confident and found.text else None
 
 
 class SitewiseExtractor:

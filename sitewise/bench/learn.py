@@ -419,10 +419,10 @@ def self_training_section(loaded: dict[str, dict[str, Site]], unseen: Sequence[P
     held-back sites' labelled pages (self-training's own test, which decides whether the worker writes
     the model), on the learned sites' test pages against their human truth (what the fallback answers
     there: pages no template fits), and on pages of sites never learned (``unseen`` sets)."""
-    from ..learn.learner import LearnError, SiteLearner
-    from ..learn.rules import apply_rules
+    from ..learn.extractor import RulesExtractor
     from ..mss.model import SHIPPED_MODEL, load_model
     from ..mss.selftrain import MIN_GAIN, candidate_model, mean_f1, split_held_back
+    from ..pipeline import rule_label
 
     labelled: list[tuple[str, str, str | None]] = []
     labelled_sites: list[str] = []
@@ -430,19 +430,15 @@ def self_training_section(loaded: dict[str, dict[str, Site]], unseen: Sequence[P
     for sites in loaded.values():
         for site in sites.values():
             site_tests = [(document.html, truth, document.url) for document, truth in site.test if document.html]
-            pages = [document.page for document in site.train if document.page is not None and document.page.blocks]
-            if not site_tests or not pages:
-                continue  # spider's pages have no HTML to train or score an HTML model on
-            try:
-                rules = SiteLearner().fit(pages).rules_
-            except LearnError as exc:
-                log.info("%s: no rules to label its pages with: %s", site.name, exc)
-                continue
+            learner = RulesExtractor().fit(site.train).learner_ if site_tests else None
+            if learner is None:
+                continue  # spider's pages have no HTML to train or score an HTML model on; or nothing learned
             for document in site.train:
+                # the page as served: rendered pages here carry their blocks, not their serialized DOM
                 html = (document.page.html if document.page is not None else None) or document.html
-                found = apply_rules(rules, page=document.page, html=html) if html else None
-                if found is not None and found.confident and found.text:
-                    labelled.append((html, found.text, document.url))
+                text = rule_label(learner.rules_, document.page, html) if html else None
+                if text:
+                    labelled.append((html, text, document.url))
                     labelled_sites.append(site.name)
             tests[site.name] = site_tests
     if not labelled:
@@ -483,20 +479,16 @@ def _skipped(reasons: dict[str, int]) -> str:
 
 
 def _truth_pages(manifest: Path) -> list[tuple[str, str, str | None]]:
-    """(HTML, truth, URL) of a set's pages with a truth found in the page ([] when the set is absent)."""
-    from ..manifest import ManifestError, read_manifest
+    """(HTML, truth, URL) of the pages ``sitewise bench mss`` scores in a set ([] when the set is absent)."""
+    from .comparison import SetSpec
+    from .mss import scored_entries
 
     try:
-        entries = read_manifest(manifest)
-    except ManifestError as exc:
+        entries = scored_entries(SetSpec(manifest.name, str(manifest)), None)
+    except ValueError as exc:  # no manifest there, or no page with truth
         log.warning("%s", exc)
         return []
-    pages = []
-    for entry in entries:
-        html = entry.html() if entry.has_truth and not entry.mismatch else None
-        if html:
-            pages.append((html, entry.truth() or "", entry.url))
-    return pages
+    return [(html, entry.truth() or "", entry.url) for entry in entries if (html := entry.html())]
 
 
 # -- 5. speed --------------------------------------------------------------------------------------

@@ -103,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
         _check_names(args.sets, training_sets + untouched_sets)
     given_model = _read_model(args.model) if args.model and untouched else None
     needs_training = bool(trained) or (bool(untouched) and given_model is None)
-    pages = {s.label: _select(s, args.limit) for s in (*(training_sets if needs_training else ()), *untouched)}
+    pages = {s.label: scored_entries(s, args.limit) for s in (*(training_sets if needs_training else ()), *untouched)}
     settings = _model_settings(args)
     args.out.parent.mkdir(parents=True, exist_ok=True)
 
@@ -182,7 +182,7 @@ def _check_names(names: Sequence[str], specs: Sequence["SetSpec"]) -> None:
         raise ValueError(f"unknown set(s) {', '.join(sorted(unknown))}; known: {', '.join(s.label for s in specs)}")
 
 
-def _select(spec: "SetSpec", limit: int | None) -> list["Entry"]:
+def scored_entries(spec: "SetSpec", limit: int | None) -> list["Entry"]:
     """The set's scored pages: with truth, truth in the page, in the selection; the first ``limit``."""
     from ..manifest import read_manifest
 

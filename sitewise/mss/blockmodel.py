@@ -224,21 +224,20 @@ class BlockModel:
         joined = BlockModel(self.threshold, self.min_segment_share, self.min_block_probability,
                             self.random_state, self.seeds, **self._relaxed_reading(), **self.boosting)
         pages = [model.info_.get("used") for model in (self, other)]
-        shares = pages if all(isinstance(p, int) and p > 0 for p in pages) else [1, 1]
+        if not all(isinstance(count, int) and count > 0 for count in pages):
+            pages = [1, 1]
         joined.members_ = [*self.members_, *other.members_]
-        joined.member_weights_ = [*(w * shares[0] for w in self._shares()), *(w * shares[1] for w in other._shares())]
+        joined.member_weights_ = [*self._weights_summing_to(pages[0]), *other._weights_summing_to(pages[1])]
         joined.feature_names_ = self.feature_names_
         joined.info_ = {"joined": [self.info_, other.info_]}
         return joined
 
-    def _shares(self) -> list[float]:
-        """Each member's share of the log-odds average (summing to 1)."""
-        total = sum(self.member_weights_)
-        return [weight / total for weight in self.member_weights_]
+    def _weights_summing_to(self, total: float) -> list[float]:
+        """The members' weights scaled to sum to ``total``."""
+        scale = total / sum(self.member_weights_)
+        return [weight * scale for weight in self.member_weights_]
 
     def decision_function(self, X: np.ndarray) -> np.ndarray:
-        if len(self.members_) == 1:
-            return self.members_[0].decision_function(X)
         return np.average([member.decision_function(X) for member in self.members_], axis=0,
                           weights=self.member_weights_)
 
