@@ -3,6 +3,7 @@ Markdown), ``sitewise.learn``, clear errors for bad input, and a cheap ``import 
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import time
@@ -45,6 +46,21 @@ def test_fallback_finds_the_article_of_a_page_of_an_unknown_site(story):
     assert word_prf(found["text"], sample.truth).f1 > 0.9
     assert found["title"] == sample.title and found["language"] == "en" and found["site"] == "gazette.test"
     assert found["body"] and sample.title not in found["body"]
+
+
+@pytest.mark.parametrize("breakage", ["unknown element in the head", "html tag broken by a quote", "xml declaration"])
+def test_a_page_broken_as_archived_pages_are_still_gives_its_article(story, breakage):
+    """Breakages of L3S-GN1's archived news pages, after which libxml2 alone read nothing."""
+    url, sample = story
+    html = sample.html
+    if breakage == "unknown element in the head":
+        html = re.sub(r"</head>\s*<body[^>]*>", "<mbox>", html, count=1)  # the page goes on in the head
+    elif breakage == "html tag broken by a quote":
+        html = html.replace("<html", '<html logo.jpg" alt="Gazette" width="145" /></a></td>', 1)
+    else:
+        html = '<?xml version="1.0" encoding="news, politics, sport" />\n' + html
+    assert html != sample.html
+    assert word_prf(sitewise.extract(html, url=url), sample.truth).f1 > 0.9
 
 
 def test_only_json_output_reads_the_pages_metadata(story, monkeypatch):

@@ -88,6 +88,35 @@ def test_an_unclosed_title_does_not_swallow_the_page():
     assert "Real" in tokens.words
 
 
+@pytest.mark.parametrize("declaration", [
+    '<?xml version="1.0" encoding="utf-8"?>',
+    '<?xml version="1.0" encoding="keywords, pasted, here" />',  # closed like an element, a bogus encoding
+    '<?xml version="1.0" encoding="utf-8" ',  # unterminated: the first ">" ends it, as in a browser
+])
+def test_an_xml_declaration_ends_where_a_browser_ends_it(declaration):
+    tokens = tokenize(declaration + "<html><body><p>Real text here</p></body></html>")
+    assert "Real" in tokens.words and "xml" not in tokens.words
+
+
+@pytest.mark.parametrize("html", [
+    # libxml2 keeps an unknown element in the head, and the whole page after it: never text
+    "<html><head><title>T</title><meta charset='utf-8'><mbox><table><tr><td><p>Real text here</p></td></tr>"
+    "</table></body></html>",
+    # an <html> tag broken by a stray quote: libxml2 gives an empty tree
+    '<!DOCTYPE html><html xmogo.jpg" alt="News" width="145" /></a></td>\n<td><table><tr><td><p>Real text here'
+    "</p></td></tr></table></td></tr></table></body></html>",
+])
+def test_a_page_libxml2_loses_is_read_as_a_browser_reads_it(html):
+    tokens = tokenize(html)
+    assert "Real" in tokens.words and "T" not in tokens.words  # the head's title is still no text
+
+
+def test_a_page_without_text_is_read_once_more_and_stays_empty():
+    root = parse_html("<html><head><title>Error</title></head><body>  </body></html>")
+    assert root is not None and root.find("head/title").text == "Error"
+    assert len([w for w in tokenize("<html><head><title>Error</title></head><body>  </body></html>").words if w]) == 0
+
+
 def test_nothing_to_parse_gives_no_tokens():
     assert parse_html("") is None and parse_html("   ") is None
     assert len(tokenize("")) == 0 and tokenize("").text() == ""
@@ -119,7 +148,6 @@ def _as_lxml_reads_the_str(html: str):
     "\ufeff<p>after a byte order mark</p>",
     "<html><head><meta charset='iso-8859-1'></head><body><p>caf\xe9 \u20ac</p></body></html>",  # says another
     "<p>caf\udce9 lone surrogate</p>",  # cannot be UTF-8: handed over as str
-    '<?xml version="1.0" encoding="utf-8" <p>unterminated declaration</p>',  # refused as str, as before
 ])
 def test_a_str_page_parses_as_lxml_reads_the_str(html):
     root = parse_html(html)

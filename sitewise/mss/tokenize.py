@@ -260,7 +260,9 @@ def _escape(word: str) -> str:
     return word.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-_XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>")
+#: An XML declaration opening the page. As browsers read HTML, ``<?`` opens a bogus comment that the first
+#: ``>`` closes: a declaration written ``<?xml ... />``, or with an encoding lxml cannot name, goes too.
+_XML_DECLARATION = re.compile(r"^\s*<\?xml\b[^>]*>")
 _TITLE_OPEN = re.compile(r"<title\b[^>]*>", re.IGNORECASE)
 _TITLE_CLOSE = re.compile(r"</title\s*>", re.IGNORECASE)
 
@@ -276,16 +278,42 @@ def parse_html(html: str | bytes) -> etree._Element | None:
     if not html or (isinstance(html, (str, bytes)) and html.isspace()):
         return None
     try:
-        return _parse_text(html) if isinstance(html, str) else etree.fromstring(html, _PARSER)
+        root = _parse_text(html) if isinstance(html, str) else etree.fromstring(html, _PARSER)
+    except (etree.ParserError, etree.XMLSyntaxError, ValueError):
+        root = None
+    if root is None or not _has_text_outside_head(root):
+        reread = _parsed_as_browsers_read(html)
+        return reread if reread is not None else root
+    return root
+
+
+def _has_text_outside_head(root: etree._Element) -> bool:
+    """Whether the tree holds some text outside its ``<head>`` (most pages: the first text node says so)."""
+    return any(not text.isspace() for child in root if child.tag != "head" for text in child.itertext())
+
+
+def _parsed_as_browsers_read(html: str | bytes) -> etree._Element | None:
+    """The page as an HTML5 parser (lexbor's, as a browser's) reads it, handed to lxml; None when that
+    holds no text either. libxml2 is no HTML5 parser, and on some broken pages its tree loses the page:
+    an unknown element in the head keeps the whole page in the head (which is never text), an ``<html>``
+    tag broken by a stray quote leaves an empty tree. Only for such a tree: it costs a second parse."""
+    from selectolax.lexbor import LexborHTMLParser
+
+    serialised = LexborHTMLParser(html).html
+    if not serialised:
+        return None
+    try:
+        root = _parse_text(serialised)
     except (etree.ParserError, etree.XMLSyntaxError, ValueError):
         return None
+    return root if root is not None and _has_text_outside_head(root) else None
 
 
 def _parse_text(html: str) -> etree._Element:
     """A str page parsed as its UTF-8 bytes: lxml hands libxml2 most pages' text as UTF-16 or UTF-32,
     which it converts first (the same tree, 15% slower). Text it cannot encode (lone surrogates) and
-    text still starting with an XML declaration (one the regex above found unterminated: lxml refuses a
-    str that declares an encoding, a page it then does not read) are handed over as str, as before."""
+    text still starting with an XML declaration (one no ``>`` ends: lxml refuses a str that declares an
+    encoding, and the page is then read as browsers read it) are handed over as str, as before."""
     if not html.startswith("<?xml"):
         try:
             return etree.fromstring(html.encode("utf-8"), _UTF8_PARSER)
