@@ -111,13 +111,6 @@ def test_a_page_libxml2_loses_is_read_as_a_browser_reads_it(html):
     assert "Real" in tokens.words and "T" not in tokens.words  # the head's title is still no text
 
 
-def test_what_follows_the_closing_html_is_read_at_the_end_of_the_body():
-    root = parse_html("<html><head><title>T</title></head><body><p>Menu</p></body></html>Stray words"
-                      "<div><p>Real text here</p></div><html><body><p>Second document</p></body></html>")
-    assert [w for w in tokenize(root).words if w] == ["Menu", "Stray", "words", "Real", "text", "here", "Second", "document"]
-    assert root.find("body") is not None and "Real text here" in "".join(root.find("body").itertext())
-
-
 def test_a_page_without_text_is_read_once_more_and_stays_empty():
     root = parse_html("<html><head><title>Error</title></head><body>  </body></html>")
     assert root is not None and root.find("head/title").text == "Error"

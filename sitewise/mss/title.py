@@ -121,9 +121,12 @@ def _heading_candidates(root: etree._Element) -> list[tuple[etree._Element, list
 
 
 def _document_elements(root: etree._Element) -> Iterator[etree._Element]:
-    """Every element of ``root``'s document in document order (what libxml2 leaves after ``</html>`` is in
-    the body: :func:`~.tokenize.parse_html`)."""
-    return root.getroottree().getroot().iter(etree.Element)
+    """Every element of ``root``'s document in document order, including the top-level siblings of its
+    root element (libxml2 can leave a second ``<html>`` beside the first)."""
+    top = root.getroottree().getroot()
+    for element in (*reversed(list(top.itersiblings(preceding=True))), top, *top.itersiblings()):
+        if isinstance(element.tag, str):
+            yield from element.iter(etree.Element)
 
 
 def _heading_words(element: etree._Element) -> list[str] | None:

@@ -281,38 +281,10 @@ def parse_html(html: str | bytes) -> etree._Element | None:
         root = _parse_text(html) if isinstance(html, str) else etree.fromstring(html, _PARSER)
     except (etree.ParserError, etree.XMLSyntaxError, ValueError):
         root = None
-    if root is not None:
-        _join_trailing_documents(root)
     if root is None or not _has_text_outside_head(root):
         reread = _parsed_as_browsers_read(html)
         return reread if reread is not None else root
     return root
-
-
-def _join_trailing_documents(root: etree._Element) -> None:
-    """Move what follows the page's ``</html>`` to the end of its body, where browsers show it. libxml2
-    keeps it apart, in ``<html>`` elements beside the root (templates that close the page before its
-    story, a second document pasted after the first): a walk of the root alone never read it."""
-    trailing = [element for element in root.itersiblings() if isinstance(element.tag, str)]
-    if not trailing:
-        return
-    body = root.find("body")
-    if body is None:
-        body = etree.SubElement(root, "body")
-    for document in trailing:
-        if document.text and not document.text.isspace():
-            _append_text(body, document.text)
-        for child in list(document):
-            body.append(child)
-
-
-def _append_text(element: etree._Element, text: str) -> None:
-    """Add ``text`` at the end of ``element``'s content."""
-    last = element[-1] if len(element) else None
-    if last is None:
-        element.text = (element.text or "") + text
-    else:
-        last.tail = (last.tail or "") + text
 
 
 def _has_text_outside_head(root: etree._Element) -> bool:
