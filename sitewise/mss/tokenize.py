@@ -277,10 +277,7 @@ def parse_html(html: str | bytes) -> etree._Element | None:
             html = _TITLE_OPEN.sub("", html, count=1)
     if not html or (isinstance(html, (str, bytes)) and html.isspace()):
         return None
-    try:
-        root = _parse_text(html) if isinstance(html, str) else etree.fromstring(html, _PARSER)
-    except (etree.ParserError, etree.XMLSyntaxError, ValueError):
-        root = None
+    root = _libxml2_tree(html)
     if root is None or not _has_text_outside_head(root):
         reread = _parsed_as_browsers_read(html)
         return reread if reread is not None else root
@@ -300,13 +297,16 @@ def _parsed_as_browsers_read(html: str | bytes) -> etree._Element | None:
     from selectolax.lexbor import LexborHTMLParser
 
     serialised = LexborHTMLParser(html).html
-    if not serialised:
-        return None
+    root = _libxml2_tree(serialised) if serialised else None
+    return root if root is not None and _has_text_outside_head(root) else None
+
+
+def _libxml2_tree(html: str | bytes) -> etree._Element | None:
+    """libxml2's tree of the page, or None when lxml refuses it."""
     try:
-        root = _parse_text(serialised)
+        return _parse_text(html) if isinstance(html, str) else etree.fromstring(html, _PARSER)
     except (etree.ParserError, etree.XMLSyntaxError, ValueError):
         return None
-    return root if root is not None and _has_text_outside_head(root) else None
 
 
 def _parse_text(html: str) -> etree._Element:
