@@ -294,6 +294,25 @@ def test_copies_made_for_different_screens_are_given_once():
     assert texts.index(story) not in np.flatnonzero(copies)
 
 
+def test_framer_breakpoint_variants_are_given_once_however_deep():
+    story = "The remodel of a kitchen in California costs between forty and ninety thousand dollars."
+    other = "Permits, design fees and the contractor's margin are in every estimate we write."
+    deep = "<div><div><div><div><div><div><div><div><div><p>{}</p></div></div></div></div></div></div></div></div></div>"
+    html = (
+        "<html><body><div id='main'>"
+        f"<div class='ssr-variant hidden-12t0irv'>{deep.format(story)}</div>"
+        f"<div class='ssr-variant hidden-bnz77l hidden-1rq27kw'>{deep.format(story)}</div>"
+        # hidden- names elsewhere are no breakpoints: a passage shown twice there stays twice
+        f"<div class='hidden-teaser'><p>{other}</p></div><div class='hidden-footer'><p>{other}</p></div>"
+        "</div></body></html>"
+    )
+    blocks, texts = blocks_and_lines(html)
+    copies = blocks.copies(np.ones(blocks.lines.size, dtype=bool))
+    # the second breakpoint's copy leaves, ten levels under its variant
+    assert [i for i, copy in enumerate(copies) if copy] == [1]
+    assert texts[1] == story
+
+
 def test_a_reply_quoting_a_post_the_page_gives_leaves_the_quote():
     post = "The new firmware bricked my router twice before the vendor pulled it from the site."
     html = (

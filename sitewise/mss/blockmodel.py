@@ -145,6 +145,11 @@ SCREEN_CLASS = re.compile(
     r"|^d-(?:\w+-)?none$|^(?:hidden|visible|show|hide)-(?:for-)?(?:xs|sm|md|lg|xl|small|medium|large)"
     r"|invisible"
 )
+#: Framer's server-rendered breakpoint variants: an element classed this holds one breakpoint's copy of
+#: a section, and its ``hidden-<hash>`` classes (``hidden-12t0irv``) name the breakpoints that hide it,
+#: so those are screen classes too, however far above a copy the variant sits (wcxb-dev/0355 and 2846
+#: carried every section two or three times).
+FRAMER_VARIANT = "ssr-variant"
 #: ... looked for on a copy's element and its ancestors up to this many levels (a responsive copy's
 #: wrapper is often a few levels above its paragraphs; 4 levels found 80 % of what 8 did).
 SCREEN_CLASS_DEPTH = 8
@@ -349,8 +354,15 @@ def write_model_file(path: str | Path, document: dict[str, Any]) -> Path:
 
 @functools.lru_cache(maxsize=MAX_CACHED_NAMES)  # (class strings: sites repeat them)
 def _screen_names(classes: str) -> tuple[str, ...]:
-    """The :data:`SCREEN_CLASS` names of an element's class attribute."""
-    return tuple(name for name in classes.split() if SCREEN_CLASS.search(name))
+    """The :data:`SCREEN_CLASS` names of an element's class attribute, and its breakpoint names."""
+    return tuple(name for name in classes.split() if SCREEN_CLASS.search(name)) + _breakpoint_names(classes)
+
+
+@functools.lru_cache(maxsize=MAX_CACHED_NAMES)
+def _breakpoint_names(classes: str) -> tuple[str, ...]:
+    """The ``hidden-`` names of a :data:`FRAMER_VARIANT`'s class attribute (none for other elements)."""
+    names = classes.split()
+    return tuple(name for name in names if name.startswith("hidden-")) if FRAMER_VARIANT in names else ()
 
 
 def _mark_apart_copies(copies: np.ndarray, group: np.ndarray, apart: np.ndarray) -> np.ndarray:
@@ -363,9 +375,10 @@ def _mark_apart_copies(copies: np.ndarray, group: np.ndarray, apart: np.ndarray)
 
 
 def _screen_classes(ancestry: list[Any]) -> frozenset[str]:
-    """The :data:`SCREEN_CLASS` names on a block's element and its ancestors (:data:`SCREEN_CLASS_DEPTH`)."""
-    return frozenset(name for element in ancestry[:SCREEN_CLASS_DEPTH]
-                     for name in _screen_names(element.get("class") or ""))
+    """The :data:`SCREEN_CLASS` names on a block's element and its ancestors (:data:`SCREEN_CLASS_DEPTH`),
+    and the breakpoint names of any :data:`FRAMER_VARIANT` above it (a variant wraps a whole section)."""
+    return frozenset(name for depth, element in enumerate(ancestry)
+                     for name in (_screen_names if depth < SCREEN_CLASS_DEPTH else _breakpoint_names)(element.get("class") or ""))
 
 
 def _quoted(ancestry: list[Any]) -> bool:
@@ -407,7 +420,6 @@ def thread_after_article(keep: np.ndarray, comments: np.ndarray) -> np.ndarray:
 _WORDS_COLUMN = FEATURE_NAMES.index("words")
 _CHARS_COLUMN = FEATURE_NAMES.index("chars")
 _BLOCKQUOTE_COLUMN = FEATURE_NAMES.index("in_blockquote")
-_COPY_ANCESTRY = max(QUOTE_DEPTH, SCREEN_CLASS_DEPTH)
 _CLOSING_COLUMN = FEATURE_NAMES.index("is_closing_line")
 _COMMENT_COLUMN = FEATURE_NAMES.index("name_comment")
 _LINK_SHARE_COLUMN = FEATURE_NAMES.index("link_share")
@@ -507,10 +519,10 @@ class PageBlocks:
         return [np.array(group) for group in groups.values() if len(group) > 1]
 
     def _ancestry(self, row: int) -> list[Any]:
-        """A block's element and its ancestors, as far up as the copy tests look."""
+        """A block's element and its ancestors, nearest first, up to the root."""
         element = self.tokens.line_owners.get(int(self.lines[row]))
         chain = []
-        while element is not None and len(chain) < _COPY_ANCESTRY:
+        while element is not None:
             chain.append(element)
             element = element.getparent()
         return chain
