@@ -278,39 +278,28 @@ def test_a_copy_a_reader_does_not_see_leaves_when_the_seen_copy_is_kept():
     assert not blocks.copies(seen_dropped).any()
 
 
-def test_copies_made_for_different_screens_are_given_once():
-    story = "Plans start at ten pounds a month and every plan can be cancelled at any time."
-    other = "Every plan comes with support by phone and by email, seven days a week."
-    html = (
-        f"<html><body><main><div class='hero desktop-only'><p>{story}</p></div>"
-        f"<div class='hero md:hidden'><div><p>{story}</p></div></div>"
-        f"<div class='plan mobile-first'><p>{other}</p></div><div class='plan mobile-first'><p>{other}</p></div>"
-        "</main></body></html>"
-    )
-    blocks, texts = blocks_and_lines(html)
-    copies = blocks.copies(np.ones(blocks.lines.size, dtype=bool))
+_STORY = "Plans start at ten pounds a month and every plan can be cancelled at any time."
+_OTHER = "Every plan comes with support by phone and by email, seven days a week."
+_DEEP = "<div><div><div><div><div><div><div><div><div><p>{}</p></div></div></div></div></div></div></div></div></div>"
+
+
+@pytest.mark.parametrize("html", [
     # the mobile copy leaves; the two plans, shown to the same screens, are both the page's
-    assert [text for text, copy in zip(texts, copies) if copy] == [story]
-    assert texts.index(story) not in np.flatnonzero(copies)
-
-
-def test_framer_breakpoint_variants_are_given_once_however_deep():
-    story = "The remodel of a kitchen in California costs between forty and ninety thousand dollars."
-    other = "Permits, design fees and the contractor's margin are in every estimate we write."
-    deep = "<div><div><div><div><div><div><div><div><div><p>{}</p></div></div></div></div></div></div></div></div></div>"
-    html = (
-        "<html><body><div id='main'>"
-        f"<div class='ssr-variant hidden-12t0irv'>{deep.format(story)}</div>"
-        f"<div class='ssr-variant hidden-bnz77l hidden-1rq27kw'>{deep.format(story)}</div>"
-        # hidden- names elsewhere are no breakpoints: a passage shown twice there stays twice
-        f"<div class='hidden-teaser'><p>{other}</p></div><div class='hidden-footer'><p>{other}</p></div>"
-        "</div></body></html>"
-    )
+    f"<html><body><main><div class='hero desktop-only'><p>{_STORY}</p></div>"
+    f"<div class='hero md:hidden'><div><p>{_STORY}</p></div></div>"
+    f"<div class='plan mobile-first'><p>{_OTHER}</p></div><div class='plan mobile-first'><p>{_OTHER}</p></div>"
+    "</main></body></html>",
+    # Framer's breakpoint variants, ten levels above the copies; hidden- names elsewhere name no breakpoint
+    f"<html><body><div id='main'><div class='ssr-variant hidden-12t0irv'>{_DEEP.format(_STORY)}</div>"
+    f"<div class='ssr-variant hidden-bnz77l hidden-1rq27kw'>{_DEEP.format(_STORY)}</div>"
+    f"<div class='hidden-teaser'><p>{_OTHER}</p></div><div class='hidden-footer'><p>{_OTHER}</p></div>"
+    "</div></body></html>",
+], ids=["screen classes", "framer variants"])
+def test_copies_made_for_different_screens_are_given_once(html):
     blocks, texts = blocks_and_lines(html)
     copies = blocks.copies(np.ones(blocks.lines.size, dtype=bool))
-    # the second breakpoint's copy leaves, ten levels under its variant
-    assert [i for i, copy in enumerate(copies) if copy] == [1]
-    assert texts[1] == story
+    assert texts == [_STORY, _STORY, _OTHER, _OTHER]
+    assert np.flatnonzero(copies).tolist() == [1]
 
 
 def test_a_reply_quoting_a_post_the_page_gives_leaves_the_quote():
