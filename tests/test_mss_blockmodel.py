@@ -263,15 +263,17 @@ def test_a_copy_a_reader_does_not_see_leaves_when_the_seen_copy_is_kept():
         f"<html><body><article><p>{story}</p><p>Boats at dawn.</p></article>"
         f"<noscript><p>{story}</p><p>Boats at dawn.</p></noscript>"
         f"<div class='sr-only'><p>{story}</p></div><div style='display: none'><p>{story}</p></div>"
+        f"<main class='post hide'><p>{story}</p></main>"
         "<p>A pull quote: the wall stands.</p><p>A pull quote: the wall stands.</p>"
         "<p hidden>Only here, where nobody sees it.</p></body></html>"
     )
     blocks, texts = blocks_and_lines(html)
     everything = np.ones(blocks.lines.size, dtype=bool)
     copies = [text for text, copy in zip(texts, blocks.copies(everything)) if copy]
-    # the copies in <noscript>, in a container named hidden and hidden by style; not the passage shown
-    # twice, not text found only where it is unseen, not a repeat too short to tell ("Boats at dawn.")
-    assert copies == [story] * 3
+    # the copies in <noscript>, in a container named hidden, hidden by style and classed hide; not the
+    # passage shown twice, not text found only where it is unseen, not a repeat too short to tell ("Boats
+    # at dawn.")
+    assert copies == [story] * 4
     # when the seen copy is not kept, the unseen ones copy nothing kept
     seen_dropped = everything.copy()
     seen_dropped[texts.index(story)] = False

@@ -117,7 +117,8 @@ COMMENT_THREAD_DEPTH = 2
 #: block of at least this many words that repeats, word for word, another kept block leaves when
 #:
 #: * it is out of sight and the other is not (inside ``<noscript>``, hidden by attribute or inline style,
-#:   or in a container named hidden): a copy for readers without scripts, or a dialog's. Out of fold
+#:   in a container named hidden or classed :data:`HIDING_CLASSES`): a copy for readers without scripts,
+#:   or a dialog's. Out of fold
 #:   (docs/mss.md, session 11): wcxb-dev +0.0011, readability's pages +0.0046, dragnet +0.0017, l3s-gn1
 #:   +0.0002, CleanEval unchanged; no page lost;
 #: * or it is quoted (inside a ``<blockquote>``, up to :data:`QUOTE_DEPTH` levels) and the
@@ -135,6 +136,10 @@ MIN_COPY_WORDS = 4
 #: How far up from a copy's element a quote is looked for: a quoted post's paragraphs sit in the quote's
 #: body inside the quote element (XenForo's ``bbCodeBlock-expandContent`` in a ``blockquote``).
 QUOTE_DEPTH = 6
+#: Class names whose stylesheets hide the element (``display: none``): Bootstrap's and Foundation's
+#: ``hide``. Names holding "hidden" are already unseen (the ``hidden`` name kind, a feature); "hide" is
+#: matched whole, not as a part, since "hideout" or "hide-comments" say nothing of their element.
+HIDING_CLASSES = frozenset({"hide"})
 #: A class that shows or hides its element by screen size or condition: a device word as a part of the
 #: name (``mobile-only``, ``hide-on-desktop``, ``singlePlan__mobileCopy``), Tailwind's and Bootstrap's
 #: display utilities (``md:hidden``, ``max-lg:block``, ``d-md-none``, ``hidden-xs``, ``visible-lg``) and
@@ -381,6 +386,11 @@ def _screen_classes(ancestry: list[Any]) -> frozenset[str]:
                      for name in (_screen_names if depth < SCREEN_CLASS_DEPTH else _breakpoint_names)(element.get("class") or ""))
 
 
+def _hidden_by_class(ancestry: list[Any]) -> bool:
+    """Whether a block or an ancestor carries a :data:`HIDING_CLASSES` name."""
+    return any(not HIDING_CLASSES.isdisjoint((element.get("class") or "").split()) for element in ancestry)
+
+
 def _quoted(ancestry: list[Any]) -> bool:
     """Whether a block is inside a ``<blockquote>`` (:data:`QUOTE_DEPTH`)."""
     return any(element.tag == "blockquote" for element in ancestry[:QUOTE_DEPTH])
@@ -493,8 +503,9 @@ class PageBlocks:
         unseen = self.unseen
         below_quote = self.features[:, _BLOCKQUOTE_COLUMN] > 0  # (any blockquote above: then look how near)
         for group in groups:
-            group = group[_mark_apart_copies(copies, group, unseen[group])]
             ancestries = {row: self._ancestry(row) for row in group.tolist()}
+            hidden = np.array([unseen[row] or _hidden_by_class(ancestries[row]) for row in group.tolist()])
+            group = group[_mark_apart_copies(copies, group, hidden)]
             quoted = np.array([bool(below_quote[row]) and _quoted(ancestries[row]) for row in group.tolist()])
             group = group[_mark_apart_copies(copies, group, quoted)]
             if len(group) > 1 and len({_screen_classes(ancestries[row]) for row in group.tolist()}) > 1:
