@@ -382,8 +382,11 @@ def _mark_apart_copies(copies: np.ndarray, group: np.ndarray, apart: np.ndarray)
 def _screen_classes(ancestry: list[Any]) -> frozenset[str]:
     """The :data:`SCREEN_CLASS` names on a block's element and its ancestors (:data:`SCREEN_CLASS_DEPTH`),
     and the breakpoint names of any :data:`FRAMER_VARIANT` above it (a variant wraps a whole section)."""
-    return frozenset(name for depth, element in enumerate(ancestry)
-                     for name in (_screen_names if depth < SCREEN_CLASS_DEPTH else _breakpoint_names)(element.get("class") or ""))
+    names = set()
+    for depth, element in enumerate(ancestry):
+        read = _screen_names if depth < SCREEN_CLASS_DEPTH else _breakpoint_names
+        names.update(read(element.get("class") or ""))
+    return frozenset(names)
 
 
 def _hidden_by_class(ancestry: list[Any]) -> bool:
