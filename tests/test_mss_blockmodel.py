@@ -282,7 +282,7 @@ def test_a_copy_a_reader_does_not_see_leaves_when_the_seen_copy_is_kept():
 
 _STORY = "Plans start at ten pounds a month and every plan can be cancelled at any time."
 _OTHER = "Every plan comes with support by phone and by email, seven days a week."
-_DEEP = "<div><div><div><div><div><div><div><div><div><p>{}</p></div></div></div></div></div></div></div></div></div>"
+_DEEP = "<div>" * 9 + "<p>{}</p>" + "</div>" * 9  # nine divs between a paragraph and its variant
 
 
 @pytest.mark.parametrize("html", [

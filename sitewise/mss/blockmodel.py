@@ -391,7 +391,13 @@ def _screen_classes(ancestry: list[Any]) -> frozenset[str]:
 
 def _hidden_by_class(ancestry: list[Any]) -> bool:
     """Whether a block or an ancestor carries a :data:`HIDING_CLASSES` name."""
-    return any(not HIDING_CLASSES.isdisjoint((element.get("class") or "").split()) for element in ancestry)
+    return any(_hides(element.get("class") or "") for element in ancestry)
+
+
+@functools.lru_cache(maxsize=MAX_CACHED_NAMES)  # (class strings, read once each, as for the screen names)
+def _hides(classes: str) -> bool:
+    """Whether an element's class attribute holds a :data:`HIDING_CLASSES` name."""
+    return not HIDING_CLASSES.isdisjoint(classes.split())
 
 
 def _quoted(ancestry: list[Any]) -> bool:
