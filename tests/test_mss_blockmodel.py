@@ -214,6 +214,32 @@ def test_a_comment_thread_after_the_article_leaves_while_a_forum_thread_stays():
     assert model.select(probabilities, words, comments=header).all()
 
 
+def test_a_reading_wholly_in_a_thread_gives_way_to_a_titled_pages_post():
+    model = BlockModel()
+    # a title, a 60-word post the model is unsure of, then 1,500 words of comments it is sure of
+    probabilities = np.array([0.7, 0.45, 0.45, 0.9, 0.95, 0.9])
+    words = np.array([6, 30, 30, 500, 500, 500])
+    thread = np.array([False, False, False, True, True, True])
+    post = [True, True, True, False, False, False]
+    assert model.select(probabilities, words, comments=thread, titled=True).tolist() == post
+    # without a title heading the page may be a thread of readers' comments: they stay
+    assert model.select(probabilities, words, comments=thread).tolist() == [False, False, False, True, True, True]
+    # a titled item whose own text is a title and a link (a news aggregator's story) keeps its thread
+    link = np.array([0.7, 0.1, 0.1, 0.9, 0.95, 0.9])
+    short = np.array([6, 10, 10, 500, 500, 500])
+    assert model.select(link, short, comments=thread, titled=True).tolist() == [False] * 3 + [True] * 3
+    # a forum whose reading holds a post outside the thread is read as before
+    forum = np.array([0.7, 0.9, 0.9, 0.9, 0.95, 0.9])
+    assert model.select(forum, words, comments=thread, titled=True).tolist() == post
+
+
+def test_a_page_is_titled_by_the_heading_that_repeats_its_headline():
+    titled, _ = blocks_and_lines(ARTICLE_PAGE)
+    assert titled.titled
+    untitled, _ = blocks_and_lines("<html><body><h2>Readers write</h2><p>" + " ".join(["word"] * 40) + "</p></body></html>")
+    assert not untitled.titled
+
+
 def test_link_lines_at_the_edges_of_a_reading_leave_but_not_a_listings():
     keep = np.array([True, True, True, True, True, True, False])
     words = np.array([2, 3, 8, 120, 90, 4, 5])

@@ -113,6 +113,15 @@ MIN_RELAXED_WORDS = 50
 #: readability's pages unchanged; CleanEval, whose annotators keep comments, 0.9301 → 0.9269. Three
 #: levels reached containers holding the posts of forums too (forums −0.010); one left most threads in.
 COMMENT_THREAD_DEPTH = 2
+#: A reading kept wholly inside comment threads, on a page whose title heading says it is one item of its
+#: own (:attr:`PageBlocks.titled`), is a short post outweighed by its comments: the page is read again
+#: without the thread's blocks, and that reading stands when it keeps at least this many words (an item
+#: whose text is a title and a link, a Hacker News story's, keeps its thread). A forum's posts are seldom
+#: named like comments: no forum page of wcxb-dev reads wholly inside a thread. Out of fold (docs/mss.md,
+#: session 16), on four draws of the trees: dragnet +0.0026 to +0.0046 (a blog post of 16–107 words under
+#: 1,700–5,900 words of comments, 0.02 → 0.90 for one), no page of any other set changed; without the
+#: title heading, CleanEval's page of reader comments under an untitled column lost 0.92.
+MIN_POST_WORDS = 50
 #: A page may carry its text twice while a reader sees it once, and the text is then given once: a kept
 #: block of at least this many words that repeats, word for word, another kept block leaves when
 #:
@@ -262,7 +271,7 @@ class BlockModel:
         return (probabilities - (self.threshold if threshold is None else threshold)) * np.maximum(words, 1)
 
     def select(self, probabilities: np.ndarray, words: np.ndarray, boundaries: np.ndarray | None = None,
-               comments: np.ndarray | None = None, *, section: bool = False) -> np.ndarray:
+               comments: np.ndarray | None = None, *, section: bool = False, titled: bool = False) -> np.ndarray:
         """Which blocks are the article: the maximal runs of ``(P − threshold) × words`` worth at least
         :attr:`min_segment_share` of the best one, less their blocks under :attr:`min_block_probability`.
         No run crosses a ``boundaries`` block (a line that
@@ -272,7 +281,21 @@ class BlockModel:
         (:data:`RELAXED_THRESHOLD`); a page it kept nothing of keeps the second reading only when that
         finds :data:`MIN_RELAXED_WORDS` words; on a ``section`` page (:attr:`PageBlocks.section`) a first reading of
         up to :attr:`max_section_scant_words` counts as next to nothing. ``comments``: which blocks are in a
-        comment thread; those after the first kept block outside one leave (:data:`COMMENT_THREAD_DEPTH`)."""
+        comment thread; those after the first kept block outside one leave (:data:`COMMENT_THREAD_DEPTH`), and
+        a reading wholly inside them on a ``titled`` page gives way to the post they outweighed
+        (:data:`MIN_POST_WORDS`)."""
+        keep = self._reading(probabilities, words, boundaries, section)
+        if comments is not None:
+            if titled and keep.any() and comments[keep].all():
+                post = self._reading(np.where(comments, 0.0, probabilities), words, boundaries, section)
+                if words[post].sum() >= MIN_POST_WORDS:
+                    keep = post
+            keep &= ~thread_after_article(keep, comments)
+        return keep
+
+    def _reading(self, probabilities: np.ndarray, words: np.ndarray, boundaries: np.ndarray | None,
+                 section: bool) -> np.ndarray:
+        """The first reading, or the relaxed one where the first keeps next to nothing (:meth:`select`)."""
         keep = self._runs(probabilities, words, boundaries, self.threshold, self.min_block_probability)
         kept = words[keep].sum()
         # (the plausible words are counted only when the reading is scant)
@@ -282,8 +305,6 @@ class BlockModel:
             relaxed = self._runs(probabilities, words, boundaries, self.relaxed_threshold, floor)
             if kept or words[relaxed].sum() >= MIN_RELAXED_WORDS:
                 keep = relaxed
-        if comments is not None:
-            keep &= ~thread_after_article(keep, comments)
         return keep
 
     def _runs(self, probabilities: np.ndarray, words: np.ndarray, boundaries: np.ndarray | None,
@@ -441,6 +462,7 @@ _CHARS_COLUMN = FEATURE_NAMES.index("chars")
 _BLOCKQUOTE_COLUMN = FEATURE_NAMES.index("in_blockquote")
 _CLOSING_COLUMN = FEATURE_NAMES.index("is_closing_line")
 _COMMENT_COLUMN = FEATURE_NAMES.index("name_comment")
+_TITLE_COLUMN = FEATURE_NAMES.index("is_title")
 _LINK_SHARE_COLUMN = FEATURE_NAMES.index("link_share")
 #: A block is a heading when its element is one or it sits in one, or it repeats the title.
 _HEADING_COLUMNS = [FEATURE_NAMES.index(name) for name in
@@ -470,6 +492,11 @@ class PageBlocks:
     def comments(self) -> np.ndarray:
         """Whether each block is in a comment thread (:data:`COMMENT_THREAD_DEPTH`)."""
         return self.features[:, _COMMENT_COLUMN] <= COMMENT_THREAD_DEPTH
+
+    @property
+    def titled(self) -> bool:
+        """Whether the page has a title heading (the heading that repeats its headline: :mod:`.title`)."""
+        return bool(self.features[:, _TITLE_COLUMN].any())
 
     @functools.cached_property  # (read by the selection, the edge and the copy tests of one page)
     def words(self) -> np.ndarray:

@@ -241,7 +241,8 @@ class BlockMSS:
         probabilities = self.model.predict_proba(blocks.features)
         words = blocks.words
         comments = None if include_comments else blocks.comments
-        keep = self.model.select(probabilities, words, blocks.boundaries, comments, section=blocks.section)
+        keep = self.model.select(probabilities, words, blocks.boundaries, comments, section=blocks.section,
+                                 titled=blocks.titled)
         keep &= ~blocks.linked_edges(keep)
         keep &= ~blocks.copies(keep)
         if not keep.any():
