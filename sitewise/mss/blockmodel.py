@@ -118,9 +118,10 @@ COMMENT_THREAD_DEPTH = 2
 #: without the thread's blocks, and that reading stands when it keeps at least this many words (an item
 #: whose text is a title and a link, a Hacker News story's, keeps its thread). A forum's posts are seldom
 #: named like comments: no forum page of wcxb-dev reads wholly inside a thread. Out of fold (docs/mss.md,
-#: session 16), on four draws of the trees: dragnet +0.0026 to +0.0046 (a blog post of 16–107 words under
-#: 1,700–5,900 words of comments, 0.02 → 0.90 for one), no page of any other set changed; without the
-#: title heading, CleanEval's page of reader comments under an untitled column lost 0.92.
+#: session 16), on four draws of the trees: dragnet +0.0025 to +0.0046 (a blog post of 16–107 words under
+#: 1,700–5,900 words of comments, 0.02 → 0.90 for one), no page of any other set changed. Without the
+#: title heading, CleanEval's page of reader comments under an untitled column lost 0.92; a reading 90 %
+#: inside threads gained a dragnet page more but cost a CleanEval thread page (whose truth is its comments).
 MIN_POST_WORDS = 50
 #: A page may carry its text twice while a reader sees it once, and the text is then given once: a kept
 #: block of at least this many words that repeats, word for word, another kept block leaves when
