@@ -286,13 +286,13 @@ class BlockModel:
         a reading wholly inside them on a ``titled`` page gives way to the post they outweighed
         (:data:`MIN_POST_WORDS`)."""
         keep = self._reading(probabilities, words, boundaries, section)
-        if comments is not None:
-            if titled and keep.any() and comments[keep].all():
-                post = self._reading(np.where(comments, 0.0, probabilities), words, boundaries, section)
-                if words[post].sum() >= MIN_POST_WORDS:
-                    keep = post
-            keep &= ~thread_after_article(keep, comments)
-        return keep
+        if comments is None:
+            return keep
+        if titled and keep.any() and comments[keep].all():
+            post = self._reading(np.where(comments, 0.0, probabilities), words, boundaries, section)
+            if words[post].sum() >= MIN_POST_WORDS:
+                keep = post
+        return keep & ~thread_after_article(keep, comments)
 
     def _reading(self, probabilities: np.ndarray, words: np.ndarray, boundaries: np.ndarray | None,
                  section: bool) -> np.ndarray:
