@@ -283,6 +283,24 @@ def test_blocks_in_a_comment_thread_are_told_by_their_containers():
                          "Too far above to count as a thread.": False}
 
 
+def test_below_a_closing_line_a_comment_counts_deeper_in_its_thread_unless_the_page_is_a_forum():
+    story = "<p>The harbour reopened on Monday after a year of repairs to the old sea wall.</p>"
+    reply = "About time, the wall has been falling apart for years."
+    deep = (f"<ol class='commentlist'><li class='comment'><div class='comment-body'><div class='text'>"
+            f"<div class='inner'><p>{reply}</p></div></div></div></li></ol>")
+
+    def in_thread(heading: str, head: str = "") -> bool:
+        blocks, texts = blocks_and_lines(f"<html><head>{head}</head><body><article>{story}</article>"
+                                         f"{heading}{deep}</body></html>")
+        return dict(zip(texts, blocks.comments.tolist()))[reply]
+
+    # the comment's text is four levels below the element named like a comment
+    assert in_thread("<h3>12 Comments</h3>")
+    assert not in_thread("<h3>From our readers</h3>")
+    forum = '<script type="application/ld+json">{"@type": "DiscussionForumPosting"}</script>'
+    assert not in_thread("<h3>12 Comments</h3>", forum)
+
+
 def test_a_copy_a_reader_does_not_see_leaves_when_the_seen_copy_is_kept():
     story = "The harbour reopened on Monday after a year of repairs to the old sea wall."
     html = (

@@ -16,7 +16,7 @@ whose reading keeps next to nothing of what the model finds plausible is read ag
 (:data:`RELAXED_THRESHOLD`): the cards of collections and listings (on a page that reads as a section
 rather than one item, a first reading of more words too: :data:`MAX_SECTION_SCANT_WORDS`). Once a
 reading has kept a block outside any comment thread, the thread blocks after it leave
-(:data:`COMMENT_THREAD_DEPTH`). A kept block that repeats another where a reader sees only one of them
+(:data:`COMMENT_THREAD_DEPTH`, :data:`CLOSED_THREAD_DEPTH`). A kept block that repeats another where a reader sees only one of them
 (out of sight, or made for another screen) leaves (:meth:`PageBlocks.copies`).
 """
 from __future__ import annotations
@@ -113,6 +113,15 @@ MIN_RELAXED_WORDS = 50
 #: readability's pages unchanged; CleanEval, whose annotators keep comments, 0.9301 → 0.9269. Three
 #: levels reached containers holding the posts of forums too (forums −0.010); one left most threads in.
 COMMENT_THREAD_DEPTH = 2
+#: Below a closing line ("Comments»", "12 Responses": :mod:`.boundaries`), a block is in a comment
+#: thread when the comment-named element is up to this many levels up: blogs wrap each comment's text in
+#: a body and a text element (``li.comment > div.comment-body > div > p``), so a thread whose items
+#: are two levels deeper than :data:`COMMENT_THREAD_DEPTH` reaches stayed beside the article as a run of
+#: its own. Not on a page that declares itself a forum (JSON-LD ``DiscussionForumPosting``, ``QAPage``:
+#: the ``page_forum`` column): there the replies under "Comments" are the content. Out of fold, on four
+#: draws of the trees (docs/mss.md, session 17): dragnet +0.0023 to +0.0041, l3s-gn1 +0.0000 to
+#: +0.0002, every other set unchanged; 3 levels: the same on dragnet, L3S-GN1 lower on three draws.
+CLOSED_THREAD_DEPTH = 4
 #: A reading kept wholly inside comment threads, on a page whose title heading says it is one item of its
 #: own (:attr:`PageBlocks.titled`), is a short post outweighed by its comments: the page is read again
 #: without the thread's blocks, and that reading stands when it keeps at least this many words (an item
@@ -464,6 +473,7 @@ _BLOCKQUOTE_COLUMN = FEATURE_NAMES.index("in_blockquote")
 _CLOSING_COLUMN = FEATURE_NAMES.index("is_closing_line")
 _COMMENT_COLUMN = FEATURE_NAMES.index("name_comment")
 _TITLE_COLUMN = FEATURE_NAMES.index("is_title")
+_FORUM_COLUMN = FEATURE_NAMES.index("page_forum")
 _LINK_SHARE_COLUMN = FEATURE_NAMES.index("link_share")
 #: A block is a heading when its element is one or it sits in one, or it repeats the title.
 _HEADING_COLUMNS = [FEATURE_NAMES.index(name) for name in
@@ -491,8 +501,14 @@ class PageBlocks:
 
     @property
     def comments(self) -> np.ndarray:
-        """Whether each block is in a comment thread (:data:`COMMENT_THREAD_DEPTH`)."""
-        return self.features[:, _COMMENT_COLUMN] <= COMMENT_THREAD_DEPTH
+        """Whether each block is in a comment thread (:data:`COMMENT_THREAD_DEPTH`, and below a closing line
+        :data:`CLOSED_THREAD_DEPTH` on a page that declares no forum)."""
+        depths = self.features[:, _COMMENT_COLUMN]
+        thread = depths <= COMMENT_THREAD_DEPTH
+        if depths.size and not self.features[0, _FORUM_COLUMN]:  # (a page-wide column)
+            below_closing = np.cumsum(self.boundaries) > 0
+            thread |= below_closing & (depths <= CLOSED_THREAD_DEPTH)
+        return thread
 
     @property
     def titled(self) -> bool:
