@@ -130,9 +130,6 @@ def test_best_run_through_an_index_contains_it():
     ("Leave a Reply", True), ("12 Comments", True), ("Comments (4)", True), ("Related Posts", True),
     ("About the author", True), ("You may also like", True), ("3 responses to “Bridge to open”", True),
     ("Comments are closed.", True),
-    # sixteen words or fewer: the punctuation of a quoted title does not count
-    ("46 Comments on “Can 187,586 Buyers Be Wrong? Consumer Reports Thinks So...”", True),
-    ("46 Comments on “Can the buyers of a hundred and eighty thousand small cars be wrong this year?”", False),
     ("Comments from readers were mostly kind, the editor said after the vote.", False),
     ("Related work", False), ("Posted by Ada", False),
 ])

@@ -59,10 +59,7 @@ def closing_lines(tokens: TokenSequence) -> np.ndarray:
     lines = tokens.lines[words]
     counts = np.bincount(lines)
     linked = np.bincount(lines, weights=tokens.links[words]) if tokens.links.any() else np.zeros(counts.size)
-    # (words only: a heading that quotes the title, "46 Comments on “Can 187,586 Buyers Be Wrong?…”", has
-    # as many punctuation tokens as it has words)
-    word_counts = np.bincount(lines, weights=facts.alnum, minlength=counts.size)
-    short = (counts > 0) & (word_counts <= MAX_BOUNDARY_WORDS) & (linked < counts)
+    short = (counts > 0) & (counts <= MAX_BOUNDARY_WORDS) & (linked < counts)
     candidates = np.flatnonzero(short)
     # word tokens are in document order, so each line's words are one slice of the page's words
     starts = np.searchsorted(lines, candidates, "left")
