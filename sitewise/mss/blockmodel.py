@@ -16,8 +16,8 @@ whose reading keeps next to nothing of what the model finds plausible is read ag
 (:data:`RELAXED_THRESHOLD`): the cards of collections and listings (on a page that reads as a section
 rather than one item, a first reading of more words too: :data:`MAX_SECTION_SCANT_WORDS`). Once a
 reading has kept a block outside any comment thread, the thread blocks after it leave
-(:data:`COMMENT_THREAD_DEPTH`, :data:`CLOSED_THREAD_DEPTH`). A kept block that repeats another where a reader sees only one of them
-(out of sight, or made for another screen) leaves (:meth:`PageBlocks.copies`).
+(:data:`COMMENT_THREAD_DEPTH`, :data:`CLOSED_THREAD_DEPTH`). A kept block that repeats another where a
+reader sees only one of them (out of sight, or made for another screen) leaves (:meth:`PageBlocks.copies`).
 """
 from __future__ import annotations
 
