@@ -120,7 +120,8 @@ COMMENT_THREAD_DEPTH = 2
 #: its own. Not on a page that declares itself a forum (JSON-LD ``DiscussionForumPosting``, ``QAPage``:
 #: the ``page_forum`` column): there the replies under "Comments" are the content. Out of fold, on four
 #: draws of the trees (docs/mss.md, session 17): dragnet +0.0023 to +0.0041, l3s-gn1 +0.0000 to
-#: +0.0002, every other set unchanged; 3 levels: the same on dragnet, L3S-GN1 lower on three draws.
+#: +0.0002, every other set unchanged; 3 levels: the same on dragnet, L3S-GN1 lower on three draws; 6 or 8:
+#: nothing more on dragnet, a forum or readability's pages lower.
 CLOSED_THREAD_DEPTH = 4
 #: A reading kept wholly inside comment threads, on a page whose title heading says it is one item of its
 #: own (:attr:`PageBlocks.titled`), is a short post outweighed by its comments: the page is read again
