@@ -236,7 +236,8 @@ def test_a_reading_wholly_in_a_thread_gives_way_to_a_titled_pages_post():
 def test_a_page_is_titled_by_the_heading_that_repeats_its_headline():
     titled, _ = blocks_and_lines(ARTICLE_PAGE)
     assert titled.titled
-    untitled, _ = blocks_and_lines("<html><body><h2>Readers write</h2><p>" + " ".join(["word"] * 40) + "</p></body></html>")
+    prose = " ".join(["word"] * 40)
+    untitled, _ = blocks_and_lines(f"<html><body><h2>Readers write</h2><p>{prose}</p></body></html>")
     assert not untitled.titled
 
 

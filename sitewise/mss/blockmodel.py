@@ -507,7 +507,7 @@ class PageBlocks:
         depths = self.features[:, _COMMENT_COLUMN]
         thread = depths <= COMMENT_THREAD_DEPTH
         if depths.size and not self.features[0, _FORUM_COLUMN]:  # (a page-wide column)
-            below_closing = np.cumsum(self.boundaries) > 0
+            below_closing = np.logical_or.accumulate(self.boundaries)  # from the first closing line on
             thread |= below_closing & (depths <= CLOSED_THREAD_DEPTH)
         return thread
 
