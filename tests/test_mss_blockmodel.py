@@ -86,6 +86,27 @@ def test_exported_trees_predict_what_scikit_learn_predicts():
         trees.predict_proba(X[:, :3])
 
 
+def test_many_rows_are_walked_in_parts_that_predict_what_one_walk_does(monkeypatch):
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    import sitewise.mss.forest as forest
+
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(250, 4))
+    y = X[:, 0] - X[:, 2] > 0.1
+    X[-3:, 1] = np.nan  # only the last part has missing values: each part decides its own branch
+    trees = TreeEnsemble.from_sklearn(HistGradientBoostingClassifier(max_iter=20, random_state=0).fit(X, y))
+    whole = trees.decision_function(X)
+    monkeypatch.setattr(forest, "ROWS_PER_WALK", 64)
+    walked = []
+    walk = TreeEnsemble._walk
+    monkeypatch.setattr(TreeEnsemble, "_walk", lambda self, rows: walked.append(len(rows)) or walk(self, rows))
+    assert np.array_equal(trees.decision_function(X), whole)
+    assert walked == [64, 64, 64, 58]
+    assert np.array_equal(trees.decision_function(X[:64]), whole[:64])  # exactly one part
+    assert walked[4:] == [64]
+
+
 def test_a_bag_averages_its_seeds_where_the_first_is_unsure():
     from sklearn.ensemble import HistGradientBoostingClassifier
 

@@ -14,6 +14,12 @@ from typing import Any
 
 import numpy as np
 
+#: Rows walked through the trees at once. The walk holds a node index per row and tree; for a few
+#: thousand rows those arrays outgrow the processor's caches and each row costs several times more (a
+#: 40,000-block page took 1.8 s in one walk, 0.24 s in walks of 512 rows). Pages of a few hundred blocks,
+#: most pages, are one walk as before; 1,024 rows keep the arrays of 200 trees near 2 MB.
+ROWS_PER_WALK = 1024
+
 
 @dataclass(frozen=True)
 class TreeEnsemble:
@@ -72,6 +78,12 @@ class TreeEnsemble:
             raise ValueError(f"expected rows of {self.n_features} features, got shape {X.shape}")
         if not len(X):
             return np.zeros(0)
+        if len(X) <= ROWS_PER_WALK:
+            return self._walk(X)
+        return np.concatenate([self._walk(X[start:start + ROWS_PER_WALK]) for start in range(0, len(X), ROWS_PER_WALK)])
+
+    def _walk(self, X: np.ndarray) -> np.ndarray:
+        """:meth:`decision_function` of rows already checked, in one walk of all the trees."""
         # One gather per array and level (``take`` on flat arrays of platform integers is the fastest
         # numpy gather, called as the array's method: ``np.take`` adds a Python call to each; ``mode="clip"``
         # skips the bounds check, which :meth:`check` made once at load):
