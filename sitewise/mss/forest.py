@@ -80,8 +80,6 @@ class TreeEnsemble:
             raise ValueError(f"expected rows of {self.n_features} features, got shape {X.shape}")
         if not len(X):
             return np.zeros(0)
-        if len(X) <= ROWS_PER_WALK:
-            return self._walk(X)
         return np.concatenate([self._walk(X[start:start + ROWS_PER_WALK]) for start in range(0, len(X), ROWS_PER_WALK)])
 
     def _walk(self, X: np.ndarray) -> np.ndarray:
