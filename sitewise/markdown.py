@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from .mojibake import repair_mojibake
+
 #: Heading elements and their Markdown level.
 HEADING_LEVELS = {f"h{level}": level for level in range(1, 7)}
 #: Markdown reads a paragraph starting like this as markup: such a line gets a backslash first.
@@ -82,5 +84,6 @@ def _markdown_line(line: str, kind: tuple[str, int, int, bool]) -> tuple[str, st
 
 
 def _key(line: str) -> str:
-    """A line as it is looked up: spacing and case aside (the fallback joins words its own way)."""
-    return _SPACES.sub("", line).casefold()
+    """A line as it is looked up: spacing and case aside (the fallback joins words its own way), its
+    mojibake put right as the article's lines are."""
+    return _SPACES.sub("", repair_mojibake(line)).casefold()

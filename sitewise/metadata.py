@@ -14,6 +14,8 @@ import re
 from dataclasses import asdict, dataclass
 from typing import Any, Iterator
 
+from .mojibake import repair_mojibake
+
 #: schema.org types whose JSON-LD object describes the article itself (not the site or a breadcrumb).
 ARTICLE_TYPES = frozenset(
     "Article NewsArticle BlogPosting Report ScholarlyArticle TechArticle AnalysisNewsArticle OpinionNewsArticle "
@@ -149,7 +151,7 @@ def _attribute(tree: Any, selector: str, *names: str) -> str | None:
 def _clean(value: Any) -> str | None:
     if not isinstance(value, str):
         return None
-    return _SPACES.sub(" ", value).strip() or None
+    return _SPACES.sub(" ", repair_mojibake(value)).strip() or None
 
 
 def _first(*values: Any) -> str | None:

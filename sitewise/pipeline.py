@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
 from .extractors import Document, check_part
+from .mojibake import repair_mojibake
 from .page import Block, Page
 
 if TYPE_CHECKING:
@@ -135,7 +136,8 @@ def rebuild_html(page: Page | None) -> str:
 
 
 def _normal(text: str) -> str:
-    return _SPACES.sub(" ", text).strip()
+    """A text as it is aligned: spacing aside, its mojibake put right as the article's text is."""
+    return _SPACES.sub(" ", repair_mojibake(text)).strip()
 
 
 def blocks_in_text(blocks: Sequence[Block], text: str) -> list[int]:

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Container, Iterable, Sequence, TypeVar
 
 from ..elements import UNRENDERED
+from ..mojibake import repair_mojibake
 from ..page import Block, Page
 from .selectors import Complex, SelectorError, Step, parse_path, parse_selector
 
@@ -202,16 +203,17 @@ def drop_repeats(items: Sequence[T], text_of: Callable[[T], str], *, collapsed: 
 
 
 def _conclude(template: dict[str, Any], parts: Sequence[tuple[str, str]], **found: Any) -> Extraction:
-    """The extraction of an article's (kind, line) parts: its text, its body and the verdict; the
-    lines' words are counted only when captions are to be weighed against the rest of the body."""
-    text = "\n".join(line for _, line in parts)
+    """The extraction of an article's (kind, line) parts: its text, its body (both with their mojibake
+    put right) and the verdict; the lines' words are counted only when captions are to be weighed
+    against the rest of the body."""
+    text = repair_mojibake("\n".join(line for _, line in parts))
     confident, reason = _judge(template, text, any(kind != HEADING for kind, _ in parts))
     kinds: tuple[str, ...] = (BODY,)
     if any(kind == CAPTION for kind, _ in parts):
         caption_words = sum(count_words(line) for kind, line in parts if kind == CAPTION)
         body_words = sum(count_words(line) for kind, line in parts if kind == BODY)
         kinds = (BODY, CAPTION) if caption_words > body_words else (BODY,)
-    body = "\n".join(line for kind, line in parts if kind in kinds)
+    body = repair_mojibake("\n".join(line for kind, line in parts if kind in kinds))
     return Extraction(text, template["name"], confident, reason, body=body, **found)
 
 

@@ -20,6 +20,7 @@ import numpy as np
 
 from ..extractors import Document
 from ..gcpause import cyclic_gc_paused
+from ..mojibake import repair_mojibake
 from .blockmodel import BlockModel, page_blocks
 from .boundaries import BOUNDARY_SCORE, closing_lines
 from .clean import CleanOptions, clean_dom, prune_block
@@ -61,7 +62,8 @@ HR_CUT, HR_OFF = "cut", "off"
 class MSSResult:
     """What MSS found on a page. ``text`` is empty when the page has no article."""
 
-    #: The article text, one block per line ("" when the page has no article).
+    #: The article text, one block per line ("" when the page has no article), its mojibake put right
+    #: (:func:`~sitewise.mojibake.repair_mojibake`).
     text: str
     #: Token span ``(start, end)`` of the extracted block (half-open), or None when nothing was found.
     span: tuple[int, int] | None
@@ -153,7 +155,7 @@ class MSS:
         if longest < self.min_paragraph_words and not titled:
             reason = f"no paragraph of {self.min_paragraph_words} words (longest: {longest})"
             return MSSResult("", (start, end), value, reason=reason)
-        return MSSResult(tokens.text(start, end, keep), (start, end), value, tokens=tokens)
+        return MSSResult(repair_mojibake(tokens.text(start, end, keep)), (start, end), value, tokens=tokens)
 
     def _best_segment(self, scores: np.ndarray) -> Segment | None:
         if not self.lead_chunk:
@@ -253,7 +255,7 @@ class BlockMSS:
         kept_lines = blocks.lines[keep]
         in_kept = np.flatnonzero(np.isin(tokens.lines, kept_lines) & (tokens.kinds == WORD))
         value = float(self.model.block_scores(probabilities, words)[keep].sum())
-        return MSSResult(blocks.text(keep), (int(in_kept[0]), int(in_kept[-1]) + 1), value, tokens=tokens)
+        return MSSResult(repair_mojibake(blocks.text(keep)), (int(in_kept[0]), int(in_kept[-1]) + 1), value, tokens=tokens)
 
 
 #: What extracts a page: the token pipeline around a scorer, or the block pipeline around a block model.
