@@ -2,9 +2,9 @@
 
 Two kinds of page give it. Archived pages lose the HTTP header that said UTF-8 and still declare
 ISO-8859-1, so a reader that trusts the declaration (as a browser does) shows each accented letter or
-curly quote as two or three Latin-1 characters (110 of L3S-GN1's 621 pages). And some sites serve UTF-8
-encoded twice, which every reader shows as it is (30 of wcxb-dev's 1,358 pages hold such sequences).
-Readers, archives and word counts want the characters the author wrote.
+curly quote as two or three Latin-1 characters (44 of L3S-GN1's 620 scored pages show three or more).
+And some sites serve UTF-8 encoded twice, which every reader shows as it is (30 of wcxb-dev's 1,350 scored
+pages, 13 more of L3S-GN1's). Readers, archives and word counts want the characters the author wrote.
 
 The page is still *read* as a browser reads it: the fallback's model learned from pages read that way,
 and a collected page is what the reader's browser showed. Only what sitewise answers (the article's
