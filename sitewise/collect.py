@@ -39,6 +39,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence, Union
 from urllib.parse import quote, urldefrag
 
 from .page import STYLE_PROPERTIES, Page, PageError
+from .urls import STAND_IN_PATH
 
 #: Debian's Chromium (we never download Playwright's own browsers): its headless shell when installed
 #: (package chromium-headless-shell: the same engine without the full browser's hidden window, tab
@@ -158,7 +159,7 @@ def stored_url(url: str | None, site: str | None, page_id: str) -> str:
     (``http://<site>/_sitewise/<id>``), so the page still belongs to the right site."""
     if url:
         return url
-    return f"http://{site or 'unknown.invalid'}/_sitewise/{quote(page_id, safe='')}"
+    return f"http://{site or 'unknown.invalid'}{STAND_IN_PATH}{quote(page_id, safe='')}"
 
 
 def content_type_for(body: bytes, content_type: str = "text/html") -> str:

@@ -128,9 +128,11 @@ def load_documents(
     """Documents for the entries, and the load error of each entry that could not be loaded."""
     from .collect import stored_url
 
+    # A document's URL is the page's own or None: an extractor reads it as a signal of the page. A page
+    # without one is rendered at a stand-in address on its site (stored_url), which stays the collected
+    # page's URL only.
     documents = [
-        Document(id=e.id, url=stored_url(e.url, e.site, e.id), html=e.html(), group=e.group, meta={"split": e.split})
-        for e in entries
+        Document(id=e.id, url=e.url, html=e.html(), group=e.group, meta={"split": e.split}) for e in entries
     ]
     errors: dict[str, str] = {}
     if not needs_page:
@@ -148,7 +150,7 @@ def load_documents(
     if to_render:
         from .collect import StoredPage, collect_many
 
-        items = [StoredPage(d.url, e.html_bytes()) for d, e in to_render]
+        items = [StoredPage(stored_url(e.url, e.site, e.id), e.html_bytes()) for _, e in to_render]
         results = collect_many(items, workers=workers, cache_dir=cache_dir, progress=progress)
         for (document, _), result in zip(to_render, results):
             if isinstance(result, Exception):

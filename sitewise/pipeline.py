@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Iterator, Sequence
 from .extractors import Document, check_part
 from .mojibake import repair_mojibake
 from .page import Block, Page
+from .urls import is_stand_in
 
 if TYPE_CHECKING:
     from .store import Store
@@ -70,7 +71,10 @@ def find_article(
         if by_rules.reason == "ok":
             return by_rules
         fallback_reason = f"rules did not apply: {by_rules.reason}"
-    article = _by_mss(page, html, mss_model, url or (page.url if page is not None else None), include_comments)
+    page_url = url or (page.url if page is not None else None)
+    # A stand-in address (a stored page rendered without one of its own) says nothing of the page: the
+    # fallback reads a page's address as a signal (its depth, a slug, an id), so it gets none.
+    article = _by_mss(page, html, mss_model, None if is_stand_in(page_url) else page_url, include_comments)
     article.fallback_reason = fallback_reason
     return article
 

@@ -24,6 +24,15 @@ log = logging.getLogger(__name__)
 
 #: What ``SITEWISE_URL_PARAMS`` parses to: site → query parameters kept for it.
 UrlParams = Mapping[str, frozenset[str]]
+#: Where a stored page with no address of its own is served on its site while it is rendered
+#: (``http://<site>/_sitewise/<id>``, :func:`sitewise.collect.stored_url`): the address names the page's
+#: site, and nothing else about it.
+STAND_IN_PATH = "/_sitewise/"
+
+
+def is_stand_in(url: str | None) -> bool:
+    """Whether ``url`` is a stand-in address (:data:`STAND_IN_PATH`), not a page's own."""
+    return bool(url) and urlsplit(url).path.startswith(STAND_IN_PATH)
 
 
 def parse_url_params(spec: str) -> dict[str, frozenset[str]]:

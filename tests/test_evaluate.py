@@ -5,8 +5,13 @@ import json
 
 import pytest
 
+import sitewise.mss
+from learn_support import static_page
 from sitewise import extractors
+from sitewise.collect import stored_url
 from sitewise.evaluate import evaluate, write_outputs
+from sitewise.mss import MSSResult
+from sitewise.pipeline import find_article
 
 
 def write_manifest(tmp_path, site, pages):
@@ -119,3 +124,46 @@ def test_part_body_is_refused_for_extractors_that_cannot_tell_heading_from_body(
     with pytest.raises(SystemExit, match="only rules, sitewise tell the heading from the body"):
         main(["eval", "--manifest", str(manifest), "--extractor", "mss", "--part", "body", "--out", str(tmp_path / "o")])
     assert not (tmp_path / "o").exists()  # refused before anything ran or was written
+
+
+class RememberURL:
+    """An extractor for the test: its output is the URL it was handed."""
+
+    name = "remember-url"
+    needs_page = False
+    per_site = False
+
+    def fit(self, documents):
+        return self
+
+    def extract(self, document):
+        return document.url or "no address"
+
+
+def test_extractors_get_the_pages_own_address_or_none(tmp_path, sample_site, monkeypatch):
+    # An address is a signal to an extractor (the fallback reads its depth and slug): a page stored without
+    # one must not be handed the stand-in it is rendered at.
+    monkeypatch.setitem(extractors.REGISTRY, "remember-url", f"{__name__}:RememberURL")
+    articles = [sample_site.pages[p] for p in sample_site.article_paths[:2]]
+    manifest = write_manifest(tmp_path, "gazette.test", [(articles[0], "test"), (articles[1], "test")])
+    lines = [json.loads(line) for line in manifest.read_text().splitlines()]
+    del lines[1]["url"]
+    manifest.write_text("\n".join(json.dumps(line) for line in lines))
+    texts = {p.id: p.text for p in evaluate(manifest, "remember-url", progress=False).pages}
+    assert texts == {"sample/0": f"http://gazette.test{articles[0].path}", "sample/1": "no address"}
+
+
+def test_the_fallback_reads_no_stand_in_address(monkeypatch):
+    handed = []
+
+    def fallback(source, model, url, include_comments):
+        handed.append(url)
+        return MSSResult("", None, 0.0, reason="no text")
+
+    monkeypatch.setattr(sitewise.mss, "extract_mss", fallback)
+    html = "<html><body><p>A page stored without an address of its own.</p></body></html>"
+    rendered = static_page(stored_url(None, "gazette.test", "set/1"), html)
+    find_article(rendered, html, None)
+    find_article(static_page("http://gazette.test/news/a-story", html), html, None)
+    find_article(None, html, None, url=stored_url(None, "gazette.test", "set/2"))
+    assert handed == [None, "http://gazette.test/news/a-story", None]
