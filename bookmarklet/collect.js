@@ -435,7 +435,7 @@
       url: location.href,
       canonical_url: canonicalUrl(),
       titles: nonEmpty([
-        document.title,
+        documentTitle(),
         metaContent('meta[property="og:title" i], meta[name="og:title" i]'),
         metaContent('meta[name="twitter:title" i], meta[property="twitter:title" i]')
       ]),
@@ -455,6 +455,15 @@
       if (html.length <= MAX_HTML_CHARS) page.html = html;
     }
     return page;
+  }
+
+  // A page's named elements shadow the document's own properties (Document is [LegacyOverrideBuiltIns]:
+  // an old page's <img name="title"> makes document.title that image), so the title is read through
+  // Document's own getter.
+  function documentTitle() {
+    var property = Object.getOwnPropertyDescriptor(Document.prototype, "title");
+    var title = property && property.get ? property.get.call(document) : document.title;
+    return typeof title === "string" ? title : "";
   }
 
   function canonicalUrl() {

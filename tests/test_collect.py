@@ -208,6 +208,16 @@ def test_odd_markup_does_not_stop_the_collector(collector):
     assert "Text directly in body Stray text in a row Custom element text Old font tag" in texts(page)
 
 
+def test_elements_named_like_document_properties_do_not_stop_the_collector(collector):
+    # <img name="title"> makes document.title that image (named elements override the document's own
+    # properties): cleaneval/final/441, an archived film review site, failed with "text.replace is not a
+    # function".
+    page = collect(collector, "named-title.html")
+    assert page.titles == ["The real title"]
+    assert "Search the archive" in texts(page)
+    assert any(text.startswith("An old page whose navigation image") for text in texts(page))
+
+
 def test_unlabelled_latin1_bytes_are_decoded(collector):
     page = collect(collector, "latin1.html")
     assert texts(page) == ["Café crème brûlée"]
