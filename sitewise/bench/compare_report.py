@@ -19,7 +19,7 @@ log = logging.getLogger(__name__)
 SYSTEM_DESCRIPTIONS = {
     "rules": "learned per-site CSS rules (learns each site from its `split: train` pages; rendered pages)",
     "sitewise": "the whole pipeline: a site's learned rules when they match the page, else the MSS fallback",
-    "mss": "the MSS fallback alone (supervised token scorer + maximum subsequence; raw HTML)",
+    "mss": "the MSS fallback alone (the shipped block model, gradient-boosted trees over each block, + maximum subsequence; raw HTML)",
     "mss-baseline": "MSS with the paper's fixed scores (tags −3.25, words +1; raw HTML)",
     "all-text": "every rendered block's text: the recall ceiling of the collector, not an extractor",
 }
