@@ -183,9 +183,13 @@ def extract_all(
         by_group[document.group].append(document)
     fitted: dict[str | None, Extractor] = {}
     results: list[PageResult] = []
+    # An extractor that answers from the HTML when the collected page is missing (as sitewise's pipeline
+    # does for a caller with HTML alone) still answers a page that could not be rendered.
+    from_html = getattr(prototype, "answers_without_page", False)
     for document in tqdm(documents, desc=f"extract {extractor_name}", unit="page", disable=not progress):
-        if document.id in load_errors:
-            results.append(_result(document, "", truths, mismatches, 0.0, {}, load_errors[document.id]))
+        load_error = load_errors.get(document.id)
+        if load_error is not None and not (from_html and document.html):
+            results.append(_result(document, "", truths, mismatches, 0.0, {}, load_error))
             continue
         extractor = prototype
         if prototype.per_site:
@@ -208,6 +212,8 @@ def extract_all(
             log.exception("extractor %s failed on %s", extractor_name, document.id)
             text, error = "", f"{type(exc).__name__}: {exc}"
         elapsed = (time.perf_counter() - start) * 1000
+        if load_error is not None:
+            info = {**info, "unrendered": load_error}
         results.append(_result(document, text, truths, mismatches, elapsed, info, error))
     return results
 

@@ -203,6 +203,8 @@ class SitewiseExtractor:
     name = "sitewise"
     needs_page = True
     per_site = True
+    #: A page that could not be rendered is answered from its HTML, as a caller with HTML alone is.
+    answers_without_page = True
 
     def __init__(self, mss_model: str | None = None, part: str = "article") -> None:
         self.mss_model = mss_model

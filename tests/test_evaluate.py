@@ -167,3 +167,18 @@ def test_the_fallback_reads_no_stand_in_address(monkeypatch):
     find_article(static_page("http://gazette.test/news/a-story", html), html, None)
     find_article(None, html, None, url=stored_url(None, "gazette.test", "set/2"))
     assert handed == [None, "http://gazette.test/news/a-story", None]
+
+
+def test_a_page_that_could_not_be_rendered_is_answered_from_its_html():
+    from sitewise.evaluate import extract_all
+    from sitewise.extractors import Document
+
+    story = "The harbour cranes lifted their first containers on Monday, the port's director said. " * 6
+    html = (f"<html><head><title>Cranes</title></head><body><nav><a href='/'>Home</a></nav>"
+            f"<article><h1>Cranes</h1><p>{story}</p></article></body></html>")
+    document = Document(id="p", url="http://harbour.test/cranes", html=html)
+    errors = {"p": "render failed: timeout"}
+    (answered,) = extract_all("sitewise", [document], [], {"p": story}, set(), errors, progress=False)
+    assert answered.error is None and answered.score.f1 > 0.9 and answered.info["unrendered"] == "render failed: timeout"
+    (refused,) = extract_all("all-text", [document], [], {"p": story}, set(), errors, progress=False)
+    assert refused.text == "" and refused.error == "render failed: timeout"  # it reads rendered blocks only
