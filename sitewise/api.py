@@ -19,7 +19,6 @@ from .nesting import MAX_NESTING_DEPTH, too_deep
 
 if TYPE_CHECKING:
     from .page import Page
-    from .pipeline import Article
     from .store import Store
 
 #: What :func:`extract` can return.
@@ -152,7 +151,7 @@ def extract_article(
     if mismatch and article.method == "mss":
         article.fallback_reason = mismatch
     page_metadata = read_metadata(page_html) if metadata else Metadata()
-    heading, body = _heading_and_body(article, page_metadata.title)
+    heading, body = article.heading_and_body(page_metadata.title)
     return Extracted(
         url=url,
         site=site,
@@ -232,28 +231,6 @@ def site_for(url: str | None) -> str | None:
         return site_of(url)
     except PageError as exc:
         raise InputError(f"url: {exc.reason}") from None
-
-
-def _heading_and_body(article: "Article", title: str | None) -> tuple[str, str]:
-    """The article's heading and body. Rules tell them apart (the heading is what the text has before
-    the body's first line and the body has not); the fallback's text is one, whose first line is the
-    heading when it repeats the page's title."""
-    lines = article.text.splitlines()
-    if article.method == "rules":
-        body_lines = set(article.body.splitlines())
-        heading = []
-        for line in lines:
-            if line in body_lines:
-                break
-            heading.append(line)
-        return "\n".join(heading), article.body
-    if lines and title and _words(lines[0]) and _words(lines[0]) <= _words(title):
-        return lines[0], "\n".join(lines[1:])
-    return "", article.text
-
-
-def _words(text: str) -> set[str]:
-    return set(text.casefold().split())
 
 
 # -- rules -------------------------------------------------------------------------------------------

@@ -55,6 +55,27 @@ class Article:
         body["words"] = len(self.text.split())
         return body
 
+    def heading_and_body(self, title: str | None) -> tuple[str, str]:
+        """The article's heading and body. Rules tell them apart (the heading is what the text has before
+        the body's first line and the body has not); the fallback's text is one, whose first line is the
+        heading when it repeats the page's ``title``."""
+        lines = self.text.splitlines()
+        if self.method == "rules":
+            body_lines = set(self.body.splitlines())
+            heading = []
+            for line in lines:
+                if line in body_lines:
+                    break
+                heading.append(line)
+            return "\n".join(heading), self.body
+        if lines and title and _word_set(lines[0]) and _word_set(lines[0]) <= _word_set(title):
+            return lines[0], "\n".join(lines[1:])
+        return "", self.text
+
+
+def _word_set(text: str) -> set[str]:
+    return set(text.casefold().split())
+
 
 def find_article(
     page: Page | None, html: str | None, rules: dict[str, Any] | None, *, mss_model: Any = None,
@@ -208,7 +229,8 @@ class SitewiseExtractor:
 
     def __init__(self, mss_model: str | None = None, part: str = "article") -> None:
         self.mss_model = mss_model
-        #: "article", or "body": the rules' body without heading and captions (MSS gives one text either way).
+        #: "article", or "body": the rules' body without heading and captions; the fallback's text without
+        #: its first line when that repeats the page's title (as ``sitewise.extract``'s JSON body).
         self.part = check_part(part)
         self.rules_: dict[str, Any] | None = None
 
@@ -224,7 +246,19 @@ class SitewiseExtractor:
         info = {"method": article.method}
         if article.fallback_reason and article.method == "mss":
             info["why"] = article.fallback_reason
-        return article.body if self.part == "body" else article.text, info
+        if self.part == "article":
+            return article.text, info
+        # The body as sitewise.extract's JSON gives it: the fallback's headline line leaves it too.
+        return article.heading_and_body(_page_title(document) if article.method == "mss" else None)[1], info
 
     def extract(self, document: Document) -> str:
         return self.extract_detailed(document)[0]
+
+
+def _page_title(document: Document) -> str | None:
+    """The page's title as its metadata gives it (what sitewise.extract reads), else the collector's."""
+    if document.html:
+        from .metadata import read_metadata
+
+        return read_metadata(document.html).title
+    return document.page.titles[0] if document.page is not None and document.page.titles else None

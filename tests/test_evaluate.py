@@ -5,6 +5,7 @@ import json
 
 import pytest
 
+import sitewise
 import sitewise.mss
 from learn_support import static_page
 from sitewise import extractors
@@ -182,3 +183,19 @@ def test_a_page_that_could_not_be_rendered_is_answered_from_its_html():
     assert answered.error is None and answered.score.f1 > 0.9 and answered.info["unrendered"] == "render failed: timeout"
     (refused,) = extract_all("all-text", [document], [], {"p": story}, set(), errors, progress=False)
     assert refused.text == "" and refused.error == "render failed: timeout"  # it reads rendered blocks only
+
+
+def test_the_fallbacks_body_leaves_out_its_headline_as_extracts_json_does():
+    from sitewise.extractors import Document
+    from sitewise.pipeline import SitewiseExtractor
+
+    story = "The harbour cranes lifted their first containers on Monday, the port director said. "
+    paragraphs = "".join(f"<p>{story * k} Work went on at berth {k}.</p>" for k in range(2, 6))
+    html = (f"<html><head><title>Cranes return to the harbour</title></head><body><nav><a href='/'>Home</a> "
+            f"<a href='/news'>News</a></nav><article><h1>Cranes return to the harbour</h1>{paragraphs}</article>"
+            "<footer>Copyright</footer></body></html>")
+    document = Document(id="p", url="http://harbour.test/cranes-return-to-the-harbour", html=html)
+    article = SitewiseExtractor().fit([]).extract(document)
+    body = SitewiseExtractor(part="body").fit([]).extract(document)
+    assert article.splitlines()[0] == "Cranes return to the harbour"
+    assert body == "\n".join(article.splitlines()[1:]) == json.loads(sitewise.extract(html, output="json"))["body"]
