@@ -8,7 +8,7 @@ import pytest
 
 from sitewise.metrics import word_prf
 from sitewise.mss.blockmodel import SCREEN_CLASS, SEEDS, BlockModel, linked_edges, page_blocks
-from sitewise.mss.blocks import FEATURE_NAMES, PageSignals, reads_as_section
+from sitewise.mss.blocks import FEATURE_NAMES, MAX_ATTRIBUTES_READ_AT_ONCE, PageSignals, reads_as_section
 from sitewise.mss.blocktrain import labelled_page, train_block_model
 from sitewise.mss.extractor import BlockMSS, extract_mss
 from sitewise.mss.forest import UNSURE_LOG_ODDS, TreeBag, TreeEnsemble
@@ -66,6 +66,20 @@ def test_hidden_and_noscript_content_is_read_and_marked():
     assert blocks.lines.size == 2
     assert column(blocks, "hidden_attr").tolist() == [1, 30]
     assert column(blocks, "in_noscript").tolist() == [0, 1]
+
+
+def test_an_element_of_many_attributes_is_described_by_the_ones_that_matter():
+    # lxml reads all n attributes of an element in n² steps, so one with thousands of them is read by the
+    # names the features use: the description must be what the same element gives without the others.
+    def page(extra: str) -> str:
+        return (f"<html><body><div class='comments' role='complementary' {extra} style='display:none'>"
+                "<p>A reader's comment under the story, in a sentence or two.</p></div>"
+                "<div class='story'><p>The story itself, told in full sentences for the reader.</p></div></body></html>")
+
+    many = " ".join(f"data-x{i}='{i}'" for i in range(MAX_ATTRIBUTES_READ_AT_ONCE * 3))
+    plain, crowded = page_blocks(page("")), page_blocks(page(many))
+    assert column(plain, "name_comment")[0] == 1 and column(plain, "hidden_attr")[0] == 1
+    assert np.array_equal(plain.features, crowded.features)
 
 
 def test_exported_trees_predict_what_scikit_learn_predicts():

@@ -543,8 +543,7 @@ def _element_facts(element: etree._Element, memo: dict, siblings: dict) -> _Elem
         column = _ANCESTOR_COLUMN.get(tag)
         if column is not None:
             flags |= 1 << column
-        # its attributes read at once: one lxml call instead of one per name looked up
-        attributes = dict(node.items())
+        attributes = _attributes(node)
         kinds = _own_kinds(attributes)
         if kinds:
             found = list(seen_at)
@@ -556,6 +555,22 @@ def _element_facts(element: etree._Element, memo: dict, siblings: dict) -> _Elem
         facts = memo[node] = (flags, seen_at, depth, repeats)
         parent = node
     return facts
+
+
+#: An element's attributes are read in one lxml call (cheaper than one per name looked up) when it has at
+#: most this many: lxml finds each value by its name, so reading all n of them takes n² steps (an element
+#: of 20,000 attributes, which only a hostile page has, took 1.3 s a read; real ones have up to 1,682).
+MAX_ATTRIBUTES_READ_AT_ONCE = 64
+#: The attributes the facts read (:func:`_own_kinds`, :func:`.clean.is_hidden`, the sibling key).
+FACT_ATTRIBUTES = ("id", "class", "role", "itemprop", "hidden", "aria-hidden", "style")
+
+
+def _attributes(element: etree._Element) -> dict[str, str]:
+    """The element's attributes the facts need, as a dict: all of them when there are few."""
+    attrib = element.attrib
+    if len(attrib) <= MAX_ATTRIBUTES_READ_AT_ONCE:
+        return dict(element.items())
+    return {name: value for name in FACT_ATTRIBUTES if (value := attrib.get(name)) is not None}
 
 
 def _sibling_repeats(element: etree._Element, key: tuple[str, str], parent: etree._Element | None,
