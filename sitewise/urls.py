@@ -31,8 +31,14 @@ STAND_IN_PATH = "/_sitewise/"
 
 
 def is_stand_in(url: str | None) -> bool:
-    """Whether ``url`` is a stand-in address (:data:`STAND_IN_PATH`), not a page's own."""
-    return bool(url) and urlsplit(url).path.startswith(STAND_IN_PATH)
+    """Whether ``url`` is a stand-in address (:data:`STAND_IN_PATH`), not a page's own (a string that is
+    no URL is not one either)."""
+    if not url:
+        return False
+    try:
+        return urlsplit(url).path.startswith(STAND_IN_PATH)
+    except ValueError:  # "http://[x": a malformed address is the caller's to report, not a stand-in
+        return False
 
 
 def parse_url_params(spec: str) -> dict[str, frozenset[str]]:

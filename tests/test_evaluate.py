@@ -167,7 +167,8 @@ def test_the_fallback_reads_no_stand_in_address(monkeypatch):
     find_article(rendered, html, None)
     find_article(static_page("http://gazette.test/news/a-story", html), html, None)
     find_article(None, html, None, url=stored_url(None, "gazette.test", "set/2"))
-    assert handed == [None, "http://gazette.test/news/a-story", None]
+    find_article(None, html, None, url="http://[not-an-address/")  # no URL, no stand-in: handed on as given
+    assert handed == [None, "http://gazette.test/news/a-story", None, "http://[not-an-address/"]
 
 
 def test_a_page_that_could_not_be_rendered_is_answered_from_its_html():

@@ -59,6 +59,12 @@ def test_blocks_are_described_with_their_context():
     assert column(blocks, "url_depth")[0] == 2
 
 
+def test_a_malformed_address_reads_as_no_address():
+    # urlsplit raises on "http://[x": the fallback answered such a caller with a ValueError.
+    assert np.array_equal(page_blocks(ARTICLE_PAGE, "http://[not-an-address/").features, page_blocks(ARTICLE_PAGE).features)
+    assert extract_mss(ARTICLE_PAGE, url="http://[not-an-address/").text == extract_mss(ARTICLE_PAGE).text
+
+
 def test_hidden_and_noscript_content_is_read_and_marked():
     html = ("<html><body><div hidden><p>Server-rendered story text that scripts reveal later on.</p></div>"
             "<noscript><p>Forum post served to readers without scripts, in full sentences.</p></noscript></body></html>")

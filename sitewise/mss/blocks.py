@@ -197,7 +197,18 @@ def page_signals(root: etree._Element, url: str | None = None) -> PageSignals:
                 body += metrics.words(text)
             if isinstance(node.get("description"), str):
                 description += metrics.words(node["description"])
-    return PageSignals(frozenset(title_words), frozenset(description), frozenset(body), frozenset(kinds), url or "")
+    return PageSignals(frozenset(title_words), frozenset(description), frozenset(body), frozenset(kinds), _readable_url(url))
+
+
+def _readable_url(url: str | None) -> str:
+    """``url`` when it splits into parts, else "": a malformed address ("http://[x") says nothing of the page."""
+    if not url:
+        return ""
+    try:
+        urlsplit(url)
+    except ValueError:
+        return ""
+    return url
 
 
 def reads_as_section(signals: PageSignals) -> bool:
