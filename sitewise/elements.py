@@ -4,8 +4,11 @@ from __future__ import annotations
 
 #: Elements a browser never renders as text: scripts and styles, inert templates, drawings, the contents
 #: of an ``<iframe>`` (raw text to an HTML5 parser: old pages put their ad scripts there), the "your
-#: browser does not support…" fallback of ``<audio>``/``<video>``/``<canvas>``, and form controls'
-#: options and values.
+#: browser does not support…" fallback of ``<audio>``/``<video>``/``<canvas>``, form controls' options and
+#: values, and the fallbacks for browsers without frames or plug-ins (``<noframes>``, ``<noembed>``: raw
+#: text to an HTML5 parser, so their markup would read as words; every browser shows the frames and
+#: embeds instead).
 UNRENDERED = frozenset({
     "script", "style", "template", "svg", "iframe", "audio", "video", "canvas", "select", "datalist", "textarea",
+    "noframes", "noembed",
 })

@@ -139,7 +139,8 @@ def test_a_malformed_block_selector_matches_nothing(page):
 # -- the HTML path, line by line ---------------------------------------------------------------------------
 
 #: One page with every case the HTML path handles: text that never counts (script, style, noscript,
-#: template, an iframe's raw text, a video's fallback, a select's options, hidden and hidden inside hidden), inline elements merged into their line, <br> lines,
+#: template, an iframe's raw text, a video's fallback, a select's options, noembed's and noframes' raw text,
+#: hidden and hidden inside hidden), inline elements merged into their line, <br> lines,
 #: whitespace, excludes, a heading inside an exclude, captions by tag and by class or id in any case
 #: (and one too deep to be one), repeats short and long, tables, lists, a second include element.
 EVERY_CASE_HTML = """<!DOCTYPE html><html><head><title>T</title><style>p{}</style><script>var a=1;</script></head><body>
@@ -151,6 +152,7 @@ EVERY_CASE_HTML = """<!DOCTYPE html><html><head><title>T</title><style>p{}</styl
  <iframe src="/ad"><script>document.write('<SCR' + 'IPT src=/ad.js>')</script></iframe>
  <video src="v.mp4"><p>Your browser does not support the video tag.</p></video>
  <select><option>Choose a section</option></select>
+ <noembed><p>Your browser cannot show this <i>embed</i>.</p></noembed><noframes><p>No frames.</p></noframes>
  <p>Record crowds came to the <a href="/x">river festival</a> on Saturday, <b>despite</b> the rain.</p>
  <div class="share-bar"><a>Facebook</a> <a>Twitter</a><p class="byline">Updated May 5, 2013</p></div>
  <figure><img src="a.jpg"><figcaption>Boats on the river at dawn. <span>Photo: Ada Brook</span></figcaption></figure>

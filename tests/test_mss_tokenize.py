@@ -24,6 +24,13 @@ def test_contents_a_browser_never_renders_are_dropped():
     assert [w for w in tokens.words if w] == ["story", "end"]
 
 
+def test_fallbacks_for_browsers_without_frames_or_embeds_are_not_text():
+    # <noembed> and <noframes> hold raw text to a parser: their markup would read as words ("p", "i")
+    tokens = tokenize("<html><body><p>story</p><noembed><p>No <i>embed</i> here</p></noembed>"
+                      "<noframes><a href='/x'><img src='a.jpg'></a></noframes><p>end</p></body></html>")
+    assert [w for w in tokens.words if w] == ["story", "end"]
+
+
 def test_nested_dropped_elements_are_skipped_whole_and_lines_stay_in_step():
     tokens = tokenize("<html><body><div>one<svg><g><text>drawn</text></g><title>icon</title></svg>two"
                       "<select><option>pick</option></select><p>three</p></div><p>four</p></body></html>")
