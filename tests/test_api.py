@@ -156,6 +156,29 @@ def test_markdown_keeps_headings_quotes_and_lists():
     assert "Home" not in markdown and "Copyright" not in markdown
 
 
+def test_markdown_keeps_code_as_the_page_lays_it_out():
+    story = f"<p>{'The harbor workers voted for a strike after the long talks with the port. ' * 3}</p>"
+    code = "def f(x):\n    if x:\n        return 1\n    ```\n    return 2"
+    html = (f"<html><body><article><h1>A guide</h1>{story}<pre><code>{code}</code></pre>"
+            f"<pre>first line<br>  second line</pre>{story}</article></body></html>")
+    markdown = sitewise.extract(html, output="markdown")
+    # the fence is longer than the backticks inside the code, which keeps its lines and indentation
+    assert f"\n````\n{code}\n````\n" in markdown
+    assert "\n```\nfirst line\n  second line\n```" in markdown  # a <br> breaks the line, given once
+
+
+def test_markdown_escapes_what_it_would_read_as_markup():
+    story = "The harbor workers voted for a strike after the long talks with the port."
+    html = ("<html><body><article>"
+            f"<p>1. {story}</p><p>2) Then *all* of the snake_case_names and _these_ went [in](x) `here`.</p>"
+            f"<p>---</p><ul><li>- {story}</li></ul><h2>Ranked number #</h2><p>{story * 3}</p>"
+            "</article></body></html>")
+    lines = sitewise.extract(html, output="markdown").split("\n")
+    assert f"1\\. {story}" in lines  # before the delimiter: a backslash before a digit would show
+    assert "2\\) Then \\*all\\* of the snake_case_names and \\_these\\_ went \\[in\\](x) \\`here\\`." in lines
+    assert "\\---" in lines and f"- \\- {story}" in lines and "## Ranked number \\#" in lines
+
+
 def test_bytes_are_decoded_by_the_pages_charset():
     body = "Café owners on the harbor street say the summer season was the best in a decade, for all of them."
     html = f"<html><head><meta charset='iso-8859-1'><title>Café</title></head><body><p>{body}</p></body></html>"
