@@ -101,8 +101,9 @@ def extract(
 ) -> str:
     """The article of one page.
 
-    ``html``: the page (``str``, or ``bytes`` decoded by its BOM or ``<meta charset>``, else UTF-8, else
-    cp1252). ``url``: where it came from: names its site, whose rules ``rules`` may then hold.
+    ``html``: the page (``str``, or ``bytes`` decoded as a browser decodes them: by a BOM, else the
+    ``<meta charset>``, else UTF-8, else windows-1252; :func:`sitewise.manifest.decode_html`).
+    ``url``: where it came from: names its site, whose rules ``rules`` may then hold.
     ``rules``: a rule set (a dict as ``learn`` returns, or a path to its JSON file), a store, or a sitewise
     server's base URL (``http://host:8000``); the site's rules are used when they fit the page, the
     fallback otherwise. ``output``: ``"text"`` (the article, one block per line), ``"markdown"``

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import gzip
 import json
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
+from .charsets import codec_declared_in, codec_for_label, decode
 from .page import site_of_host
 
 
@@ -63,7 +63,7 @@ class Entry:
         return self.raw.get("truth") is not None
 
     def html(self) -> str | None:
-        """The raw HTML decoded (declared charset, else UTF-8, else cp1252), or None for spider pages."""
+        """The raw HTML decoded as a browser would (:func:`decode_html`), or None for spider pages."""
         path = self.raw.get("html")
         if not path:
             return None
@@ -114,26 +114,47 @@ def read_bytes(path: Path) -> bytes:
     return gzip.decompress(data) if path.suffix == ".gz" else data
 
 
-_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([\w:.-]+)""", re.IGNORECASE)
+#: Byte order marks: they say the encoding before anything the page says.
+_UTF8_BOM = b"\xef\xbb\xbf"
+_UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+#: A page malformed in every encoding it may be in keeps its declared one (with replacement characters,
+#: as in a browser) while under this share of its non-ASCII bytes are malformed there: a few bad bytes
+#: in a Chinese or UTF-8 page, not a Latin-1 page under a UTF-8 label, whose accented letters would all
+#: be replacement characters (CleanEval holds such pages) where windows-1252 reads them.
+_MALFORMED_SHARE = 0.5
+_ASCII_BYTES = bytes(range(0x80))
 
 
 def decode_html(data: bytes, declared: str | None = None) -> str:
-    """Decode page bytes: a BOM, else the page's own ``<meta charset>``, else the declared encoding,
-    else UTF-8, else cp1252 (which never fails after replacement)."""
-    if data.startswith(b"\xef\xbb\xbf"):
-        return data[3:].decode("utf-8", errors="replace")
-    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+    """Decode page bytes as a browser would: by a BOM, else the page's own ``<meta charset>`` (outside
+    comments), else the ``declared`` encoding (a manifest's label), else UTF-8, else windows-1252.
+    Labels mean what they mean to browsers (:mod:`sitewise.charsets`: ISO-8859-1 is windows-1252,
+    GB2312 is GB18030); one that names no encoding is passed over.
+
+    A declaration the bytes are malformed in gives way to the next one they are well-formed in (archived
+    pages keep a stale ``<meta>`` above bytes re-encoded as UTF-8). When there is none, the page is read
+    in its first declaration with replacement characters if few of its bytes are malformed there, as
+    browsers read it (one bad byte does not make a Chinese page windows-1252), else as windows-1252. A
+    page that declares nothing is UTF-8 when it is well-formed UTF-8, else windows-1252 (which never
+    fails)."""
+    if data.startswith(_UTF8_BOM):
+        return data[len(_UTF8_BOM):].decode("utf-8", errors="replace")
+    if data[:2] in _UTF16_BOMS:
         return data.decode("utf-16", errors="replace")
-    candidates = []
-    match = _CHARSET.search(data[:4096])
-    if match:
-        candidates.append(match.group(1).decode("ascii", "ignore"))
-    if declared and declared.lower() not in ("unset", "none", ""):
-        candidates.append(declared)
-    candidates.append("utf-8")
-    for encoding in candidates:
+    said = [codec for codec in (codec_declared_in(data), codec_for_label(declared)) if codec]
+    for codec in (*said, "utf-8"):
         try:
-            return data.decode(encoding)
-        except (LookupError, UnicodeDecodeError):
+            return decode(data, codec)
+        except UnicodeDecodeError:
             continue
-    return data.decode("cp1252", errors="replace")
+    if said:  # all multi-byte: a one-byte encoding never fails
+        text = decode(data, said[0], errors="replace")
+        if _few_malformed(data, text):
+            return text
+    return decode(data, "cp1252")
+
+
+def _few_malformed(data: bytes, text: str) -> bool:
+    """Whether under :data:`_MALFORMED_SHARE` of the non-ASCII bytes of ``data`` became replacement
+    characters in ``text`` (each stands for one malformed sequence, of one byte or more)."""
+    return text.count("\ufffd") < _MALFORMED_SHARE * len(data.translate(None, _ASCII_BYTES))

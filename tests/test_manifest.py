@@ -45,3 +45,44 @@ def test_bad_manifest_is_a_clear_error(tmp_path):
 )
 def test_decode_html(data, expected):
     assert expected in decode_html(data)
+
+
+STRIKE = "港口工人周日投票结束了罢工。" * 5 + "朱镕基说这是公平的协议。"  # 镕 is GBK, not GB2312
+QUOTES = b"The union said it\x92s a \x93fair deal\x94 and voted to end the strike."
+
+
+@pytest.mark.parametrize(
+    "data, declared, expected",
+    [
+        (f'<meta charset="gb2312"><p>{STRIKE}</p>'.encode("gbk"), None, STRIKE),
+        ('<meta charset="euc-kr"><p>똠방각하</p>'.encode("cp949"), None, "똠방각하"),  # 똠 is cp949's
+        ('<meta charset="shift_jis"><p>①髙橋さん</p>'.encode("cp932"), None, "①髙橋さん"),
+        ('<meta charset="big5"><p>香港峯會</p>'.encode("big5hkscs"), None, "香港峯會"),
+        ("<p>똠방각하</p>".encode("cp949"), "euc-kr", "똠방각하"),  # the manifest's label alike
+        *[(b'<meta charset="%s"><p>' % label + QUOTES, None, "it\u2019s a \u201cfair deal\u201d")
+          for label in (b"iso-8859-1", b"ISO-8859-1", b"latin1", b"us-ascii", b"iso_8859-1:1987")],
+        (b"<p>" + QUOTES, "iso-8859-1", "it\u2019s a \u201cfair deal\u201d"),
+        ('<meta charset="utf-16"><p>café</p>!'.encode(), None, "<p>café</p>"),  # as UTF-8, not UTF-16
+        ('<!-- <meta charset="koi8-r"> --><meta charset="utf-8"><p>café'.encode(), None, "<p>café"),
+        (b'<meta charset="unicode_escape"><p>C:\\new</p>', None, "C:\\new"),  # no charset: passed over
+        (b'<meta charset="rot13"><p>caf\xc3\xa9</p>', "base64", "café"),
+        ("<p>café</p>".encode(), "unknown-0", "café"),
+    ],
+)
+def test_decode_html_reads_labels_as_browsers_do(data, declared, expected):
+    assert expected in decode_html(data, declared)
+
+
+def test_a_few_malformed_bytes_are_replaced_in_the_declared_encoding():
+    """A browser shows a replacement character for a bad sequence; it does not read the page in another
+    encoding. A page malformed at most of its non-ASCII bytes does read better as windows-1252."""
+    chinese = f'<meta charset="gb2312"><p>{STRIKE}</p>'.encode("gbk")
+    assert decode_html(chinese.replace(b"</p>", b"\x81</p>")) == decode_html(chinese).replace("</p>", "\ufffd</p>")
+    utf8 = '<meta charset="utf-8"><p>Grüße aus Köln, “so”</p>'.encode() + b"\xff"
+    assert "Grüße aus Köln, “so”</p>\ufffd" in decode_html(utf8)
+    assert "Grüße aus Köln" in decode_html("<p>Grüße aus Köln</p>".encode("cp1252"), "utf8")
+
+
+def test_a_stale_declaration_gives_way_to_bytes_that_are_utf8():
+    """Archived pages keep a legacy multi-byte <meta> above bytes re-encoded as UTF-8."""
+    assert STRIKE in decode_html(f'<meta charset="gb2312"><p>{STRIKE}</p>'.encode())
