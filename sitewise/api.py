@@ -246,9 +246,19 @@ def _rules_for(source: RulesSource, site: str | None) -> tuple[dict[str, Any] | 
     # A store or server answers for the page's site, under the name of the site an administrator may
     # have joined its domain to; a rule set handed in may be any site's.
     handed_in = isinstance(source, (dict, Path)) or (isinstance(source, str) and not _is_server(source))
-    if handed_in and rules is not None and site not in (None, "local") and rules.get("site") not in (None, site):
+    if handed_in and rules is not None and site not in (None, "local") and not _rules_cover(rules, site):
         return None, f"the rules are {rules['site']}'s, not {site}'s"
     return rules, ""
+
+
+def _rules_cover(rules: dict[str, Any], site: str) -> bool:
+    """Whether a rule set is of ``site``: one its pages came from (``sites_learned``: a set named ``news``
+    learned from bbc.co.uk and bbc.com pages is of both), or the site its name is a host of
+    (``www.Gazette.test`` is ``gazette.test``; rule sets written by hand or before they listed their
+    sites have only the name)."""
+    from .page import site_of_host
+
+    return site in rules.get("sites_learned", ()) or site_of_host(rules["site"]) == site
 
 
 def load_rules(source: RulesSource, site: str | None = None) -> dict[str, Any] | None:
@@ -324,21 +334,37 @@ def learn(pages: Iterable["Page | dict[str, Any] | str | Path"], *, site: str | 
     objects, page dicts (the JSON format of ``docs/api.md``) or paths to page JSON files; a handful
     (5 or more) is enough. They are learned as one site, whatever their hosts (``bbc.co.uk`` and
     ``bbc.com``), named ``site`` (by default the registrable domain most of them have), with a template
-    per layout. Pass the result as :func:`extract`'s ``rules``.
+    per layout. Pass the result as :func:`extract`'s ``rules``: it applies to pages of the sites the pages
+    came from (``sites_learned``) and of the site ``site`` is a host of. ``site`` is kept as a host is
+    (``www.Gazette.test`` → ``gazette.test``).
 
     Raises :class:`InputError` when the pages cannot be learned from (none, broken, no article the
-    learner can find).
+    learner can find) or ``site`` is empty.
     """
     from .learn.learner import LearnError, SiteLearner
 
+    name = site_name(site) if site is not None else None
     loaded = [_page(page) for page in pages]
     try:
-        rules = SiteLearner().fit(loaded, site=site).rules_
+        rules = SiteLearner().fit(loaded, site=name).rules_
     except LearnError as exc:
         raise InputError(f"cannot learn: {exc}") from None
     if not rules["templates"]:
         raise InputError("cannot learn: no page has an article body the learner can find")
     return rules
+
+
+def site_name(name: str) -> str:
+    """A name given to pages learned as one site, kept as a host is: lower case, without a trailing dot
+    and a leading ``www.``. Raises :class:`InputError` for an empty one, TypeError for one not a string."""
+    from .page import bare_host
+
+    if not isinstance(name, str):
+        raise TypeError(f"site must be str or None, not {type(name).__name__}")
+    kept = bare_host(name)
+    if not kept:
+        raise InputError("site: the name must not be empty")
+    return kept
 
 
 def _page(page: "Page | dict[str, Any] | str | Path") -> "Page":

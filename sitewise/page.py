@@ -89,13 +89,13 @@ def host_of(url: str) -> str:
         raise PageError("url", f"not a URL: {exc}") from None
     if parts.scheme == "file":
         return "local"
-    host = _bare_host(parts.hostname or "")
+    host = bare_host(parts.hostname or "")
     if not host:
         raise PageError("url", f"no host in {url!r}")
     return host
 
 
-def _bare_host(host: str) -> str:
+def bare_host(host: str) -> str:
     """A host name lower-cased, without a trailing dot and one leading "www."."""
     host = host.strip().rstrip(".").lower()
     return host[4:] if host.startswith("www.") and len(host) > 4 else host
@@ -129,7 +129,7 @@ def site_of_host(host: str) -> str:
     A reader means the whole of ``bbc.co.uk`` by "the BBC's site": its subdomains (``news.``, ``www.``)
     share its layouts, and the learner keeps a template per layout wherever the pages came from.
     """
-    host = _bare_host(host)
+    host = bare_host(host)
     if _is_ip_address(host):
         return host
     return _public_suffixes().privatesuffix(host) or host

@@ -221,6 +221,7 @@ def test_pages_without_an_article_or_with_broken_text_give_a_clear_result():
     [
         ({"output": "xml"}, sitewise.InputError, "output must be one of"),
         ({"url": "not a url"}, sitewise.InputError, "url"),
+        ({"rules": {"site": "x", "templates": [], "sites_learned": "x"}}, sitewise.InputError, "sites_learned"),
         ({"rules": {"site": "x"}}, sitewise.InputError, "rules: templates"),
         ({"rules": "/nonexistent/rules.json"}, sitewise.InputError, "cannot read rules file"),
         ({"rules": "http://127.0.0.1:1"}, sitewise.InputError, "give the page's url"),
@@ -253,16 +254,37 @@ def test_learn_takes_pages_dicts_and_files_of_one_site(tmp_path, sample_site, sa
     assert from_files["templates"] == from_dicts["templates"] == sample_rules["templates"]
 
 
-def test_learn_takes_pages_of_several_hosts_as_one_named_site(sample_site):
+def test_learn_takes_pages_of_several_hosts_as_one_named_site(sample_site, story):
+    """The rule set is named as asked, and applies to pages of every site it was learned from."""
+    _, sample = story
     pages = [page for page, _ in sample_pages(sample_site, base=BASE).values()]
     other = [page for page, _ in sample_pages(sample_site, base="http://other.test").values()]
     rules = sitewise.learn(pages[:4] + other[:4], site="sample.test")
     assert rules["site"] == "sample.test" and rules["templates"]
+    assert rules["sites_learned"] == ["gazette.test", "other.test"]
+    for url in ("http://www.gazette.test/a", "http://other.test/a"):
+        assert json.loads(sitewise.extract(sample.html, url=url, rules=rules, output="json"))["method"] == "rules"
+    elsewhere = json.loads(sitewise.extract(sample.html, url="http://elsewhere.test/a", rules=rules, output="json"))
+    assert elsewhere["fallback_reason"] == "the rules are sample.test's, not elsewhere.test's"
+
+
+@pytest.mark.parametrize("name", ["www.gazette.test", "Gazette.test.", "news.gazette.test"])
+def test_rules_learned_under_a_name_of_the_site_apply_to_its_pages(sample_site, story, name):
+    url, sample = story
+    rules = sitewise.learn([page for page, _ in sample_pages(sample_site, base=BASE).values()], site=name)
+    assert rules["site"] == name.lower().removeprefix("www.").rstrip(".")  # kept as a host is
+    found = json.loads(sitewise.extract(sample.html, url=url, rules=rules, output="json"))
+    assert found["method"] == "rules" and found["fallback_reason"] == ""
+    # a rule set that names its site only (written by hand, or before rules listed their sites)
+    named_only = {key: value for key, value in rules.items() if key != "sites_learned"} | {"site": name}
+    assert json.loads(sitewise.extract(sample.html, url=url, rules=named_only, output="json"))["method"] == "rules"
 
 
 def test_learn_refuses_what_it_cannot_learn_from(tmp_path):
     with pytest.raises(sitewise.InputError, match="no pages"):
         sitewise.learn([])
+    with pytest.raises(sitewise.InputError, match="site"):
+        sitewise.learn([tmp_path / "missing.json"], site=" ")
     with pytest.raises(sitewise.InputError, match="url"):
         sitewise.learn([{"format": 1, "blocks": []}])
     with pytest.raises(sitewise.InputError, match="cannot read page file"):

@@ -125,8 +125,10 @@ def test_learning_files_of_several_domains_needs_a_name_for_the_site(spread_site
         (tmp_path / f"{number}.json").write_text(json.dumps(page.to_dict()), encoding="utf-8")
     assert main(["learn", "--files", str(tmp_path)]) == 2
     assert "name them one site with --site" in capsys.readouterr().err
-    assert main(["learn", "--files", str(tmp_path), "--site", "gazette", "--out", str(tmp_path / "rules.out")]) == 0
-    assert json.loads((tmp_path / "rules.out").read_text())["site"] == "gazette"
+    assert main(["learn", "--files", str(tmp_path), "--site", "www.Gazette", "--out", str(tmp_path / "rules.out")]) == 0
+    rules = json.loads((tmp_path / "rules.out").read_text())
+    assert rules["site"] == "gazette"  # the name kept as a host is
+    assert rules["sites_learned"] == sorted({page.site for page in spread_site[0]})  # what it applies to
 
 
 def test_extract_with_a_store_uses_a_joined_domains_rules(store, spread_site, tmp_path, capsys):

@@ -27,7 +27,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--site", metavar="NAME",
         help="with --files: learn all the pages as this one site, whatever their hosts (default: their "
-        "registrable domain, which must be one)",
+        "registrable domain, which must be one); the rule set applies to pages of every site they came from",
     )
     parser.set_defaults(handler=run)
 
@@ -71,10 +71,12 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _learn_files(args: argparse.Namespace) -> int:
+    from ..api import site_name
     from ..learn.learner import SiteLearner
     from ..page import PageError
     from ..spider_import import read_page_file
 
+    name = site_name(args.site) if args.site is not None else None
     pages = []
     for path in args.files:
         files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
@@ -86,9 +88,9 @@ def _learn_files(args: argparse.Namespace) -> int:
             except (PageError, OSError) as exc:
                 print(f"{file}: {exc}", file=sys.stderr)
     sites = sorted({page.site for page in pages})
-    if len(sites) > 1 and not args.site:
+    if len(sites) > 1 and not name:
         raise ValueError(f"--files hold pages of {len(sites)} sites ({', '.join(sites)}): name them one site with --site NAME")
-    learner = SiteLearner().fit(pages, site=args.site)
+    learner = SiteLearner().fit(pages, site=name)
     text = json.dumps(learner.rules_, indent=2, ensure_ascii=False)
     if args.out:
         args.out.write_text(text + "\n", encoding="utf-8")

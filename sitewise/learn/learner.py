@@ -175,6 +175,8 @@ class SiteLearner:
         self.rules_: dict[str, Any] = {
             "format": RULES_FORMAT,
             "site": site_name,
+            # whose pages the rules are of, whatever the name: a rule set handed to sitewise.extract applies to them
+            "sites_learned": sorted({page.site for page in pages}),
             "learned_at": now_iso(),
             "pages_learned": len(pages),
             "confidence": round(confidence, 4),

@@ -118,6 +118,9 @@ def validate_rules(data: Any) -> dict[str, Any]:
         raise RulesError("format", f"unsupported rules format {data.get('format')!r}")
     if not isinstance(data.get("site"), str) or not data["site"]:
         raise RulesError("site", "must be a non-empty string")
+    learned_from = data.get("sites_learned", [])
+    if not isinstance(learned_from, list) or not all(isinstance(site, str) and site for site in learned_from):
+        raise RulesError("sites_learned", "must be a list of non-empty strings")
     for key in ("include", "exclude"):
         _selector_list(data.get(key, []), key, allow_empty=True)
     templates = data.get("templates")
