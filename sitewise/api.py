@@ -226,6 +226,8 @@ def site_for(url: str | None) -> str | None:
     """The site of a page's URL (None without one); :class:`InputError` for a URL that names none."""
     if url is None:
         return None
+    if not isinstance(url, str):
+        raise TypeError(f"url must be str or None, not {type(url).__name__}")
     from .page import PageError, site_of
 
     try:
@@ -339,10 +341,14 @@ def learn(pages: Iterable["Page | dict[str, Any] | str | Path"], *, site: str | 
     (``www.Gazette.test`` → ``gazette.test``).
 
     Raises :class:`InputError` when the pages cannot be learned from (none, broken, no article the
-    learner can find) or ``site`` is empty.
+    learner can find) or ``site`` is empty, :class:`TypeError` when ``pages`` is one page or file name
+    instead of an iterable of them.
     """
     from .learn.learner import LearnError, SiteLearner
 
+    if isinstance(pages, (str, bytes, Path, dict)):
+        raise TypeError(f"pages must be an iterable of pages (Page objects, page dicts or page files), "
+                        f"not a {type(pages).__name__}: put one page in a list")
     name = site_name(site) if site is not None else None
     loaded = [_page(page) for page in pages]
     try:

@@ -221,6 +221,7 @@ def test_pages_without_an_article_or_with_broken_text_give_a_clear_result():
     [
         ({"output": "xml"}, sitewise.InputError, "output must be one of"),
         ({"url": "not a url"}, sitewise.InputError, "url"),
+        ({"url": 5}, TypeError, "url must be str or None, not int"),
         ({"rules": {"site": "x", "templates": [], "sites_learned": "x"}}, sitewise.InputError, "sites_learned"),
         ({"rules": {"site": "x"}}, sitewise.InputError, "rules: templates"),
         ({"rules": "/nonexistent/rules.json"}, sitewise.InputError, "cannot read rules file"),
@@ -283,6 +284,8 @@ def test_rules_learned_under_a_name_of_the_site_apply_to_its_pages(sample_site, 
 def test_learn_refuses_what_it_cannot_learn_from(tmp_path):
     with pytest.raises(sitewise.InputError, match="no pages"):
         sitewise.learn([])
+    with pytest.raises(TypeError, match="an iterable of pages"):
+        sitewise.learn("a.json")  # one file name: not a string of one-letter file names
     with pytest.raises(sitewise.InputError, match="site"):
         sitewise.learn([tmp_path / "missing.json"], site=" ")
     with pytest.raises(sitewise.InputError, match="url"):
