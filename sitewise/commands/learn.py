@@ -76,6 +76,9 @@ def _learn_files(args: argparse.Namespace) -> int:
     from ..page import PageError
     from ..spider_import import read_page_file
 
+    missing = [str(path) for path in args.files if not path.exists()]
+    if missing:
+        raise FileNotFoundError(f"no such file or folder: {', '.join(missing)}")
     name = site_name(args.site) if args.site is not None else None
     pages = []
     for path in args.files:
