@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Any, Iterable, Literal, Union
 from .nesting import MAX_NESTING_DEPTH, too_deep
 
 if TYPE_CHECKING:
+    import urllib.error
+
     from .page import Page
     from .store import Store
 
@@ -39,6 +41,11 @@ MAX_CONTROL_SHARE = 0.1
 SNIFF_CHARS = 4096
 #: A sitewise server must answer a rules request within this many seconds.
 SERVER_TIMEOUT_S = 10.0
+#: The error code of a sitewise server's 404 for a site it has not learned (docs/api.md, GET /rules/<site>);
+#: any other 404 is of an address that is no sitewise server's rules.
+NOT_LEARNED = "not_learned"
+#: At most this much of an error answer is read to find its code: sitewise's are a few hundred bytes.
+MAX_ERROR_BODY_BYTES = 65_536
 #: Control characters but the whitespace ones (tab, new line, carriage return, form feed).
 _CONTROL = re.compile("[\x00-\x08\x0b\x0e-\x1f]")
 
@@ -53,7 +60,8 @@ class InputError(SitewiseError, ValueError):
 
 
 class RulesUnavailable(SitewiseError):
-    """A sitewise server asked for a site's rules did not answer (down, unreachable, an error)."""
+    """A sitewise server asked for a site's rules did not answer (down, unreachable, an error), or the
+    address answered as no sitewise server does (a 404 other than its ``not_learned``)."""
 
 
 @dataclass
@@ -320,11 +328,24 @@ def _fetch_rules(server: str, site: str) -> dict[str, Any] | None:
         with urllib.request.urlopen(url, timeout=SERVER_TIMEOUT_S) as response:
             return json.loads(response.read())
     except urllib.error.HTTPError as exc:
-        if exc.code == 404:
+        if _not_learned(exc):
             return None
-        raise RulesUnavailable(f"{url}: HTTP {exc.code}") from None
+        hint = f" (not a sitewise server's answer: is {server} its base URL?)" if exc.code == 404 else ""
+        raise RulesUnavailable(f"{url}: HTTP {exc.code}{hint}") from None
     except (urllib.error.URLError, OSError, ValueError) as exc:
         raise RulesUnavailable(f"{url}: {getattr(exc, 'reason', exc)}") from None
+
+
+def _not_learned(error: urllib.error.HTTPError) -> bool:
+    """Whether an error answer is a sitewise server's "not learned yet": a 404 whose JSON body has the
+    error code :data:`NOT_LEARNED`, not a 404 of a wrong address (another server, a mistyped path)."""
+    if error.code != 404:
+        return False
+    try:
+        body = json.loads(error.read(MAX_ERROR_BODY_BYTES))
+    except (OSError, ValueError):
+        return False
+    return isinstance(body, dict) and body.get("error") == NOT_LEARNED
 
 
 # -- learn -------------------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ import sitewise
 from sitewise.api import MAX_HTML_CHARS
 from sitewise.metrics import word_prf
 
-from bookmarklet_support import serve_app
+from bookmarklet_support import serve_app, serve_html
 from comments_support import COMMENTS, STORY, URL, blog_page
 from learn_support import sample_pages
 from server_support import settings_for
@@ -125,6 +125,17 @@ def test_rules_come_from_a_file_a_store_or_a_server(tmp_path, sample_rules, stor
         # a site the server has not learned: the fallback, saying so
         other = json.loads(sitewise.extract(sample.html, url="http://elsewhere.test/a", rules=server, output="json"))
         assert other["method"] == "mss" and other["fallback_reason"] == "site not learned"
+
+
+def test_a_404_that_is_not_sitewises_not_learned_is_no_server_of_rules(tmp_path, story, store):
+    """Only sitewise's own "not learned" answer means the fallback; a wrong base URL is an error."""
+    url, sample = story
+    from sitewise.server import create_app
+
+    with serve_app(create_app(settings_for(tmp_path), store)) as server, serve_html({}) as other_server:
+        for wrong in (server + "/typo", other_server + "/typo"):  # sitewise's JSON 404, and a plain HTML one
+            with pytest.raises(sitewise.RulesUnavailable, match="not a sitewise server's answer"):
+                sitewise.extract(sample.html, url=url, rules=wrong)
 
 
 def test_another_sites_rules_leave_the_page_to_the_fallback(sample_rules, story):

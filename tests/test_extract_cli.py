@@ -9,7 +9,7 @@ import pytest
 
 from sitewise.cli import main
 
-from bookmarklet_support import serve_app
+from bookmarklet_support import serve_app, serve_html
 from comments_support import COMMENTS, URL, blog_page
 from server_support import settings_for
 
@@ -96,6 +96,13 @@ def test_rules_from_a_server(saved, sample_site, sample_rules, tmp_path, store, 
     with serve_app(create_app(settings_for(tmp_path), store)) as server:
         assert main(["extract", str(saved[story]), "--url", url, "--server", server]) == 0
     assert "rules (site gazette.test, version 1" in capsys.readouterr().err
+
+
+def test_a_server_url_that_serves_no_rules_is_an_error_not_a_site_not_learned(saved, capsys):
+    with serve_html({}) as server:
+        assert main(["extract", str(saved[0]), "--url", "http://x.test/a", "--server", server + "/typo"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and "HTTP 404 (not a sitewise server's answer" in err
 
 
 def test_a_page_that_cannot_be_read_is_a_line_of_its_own(saved, tmp_path, capsys):
