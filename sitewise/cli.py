@@ -53,7 +53,30 @@ def main(argv: list[str] | None = None) -> int:
         # interpreter's own complaint when it flushes stdout at exit
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except _store_errors() as exc:
+        print(f"sitewise {args.command}: error: {_store_down(exc, args)}", file=sys.stderr)
+        return 1
     except (ValueError, KeyError, FileNotFoundError, SitewiseError) as exc:
         # Bad input: one clear line, no traceback.
         print(f"sitewise {args.command}: error: {exc}", file=sys.stderr)
         return 2
+
+
+def _store_errors() -> tuple[type[Exception], ...]:
+    """Redis's errors of a store that does not answer. Only a command that loaded redis can raise them,
+    so they are looked up then: the command line starts without importing redis."""
+    redis = sys.modules.get("redis")
+    return (redis.ConnectionError, redis.TimeoutError) if redis is not None else ()
+
+
+def _store_down(exc: Exception, args: argparse.Namespace) -> str:
+    """One line for a store that does not answer: which Redis (without its password), why, and how to do
+    without it when the command can (its ``store_hint``)."""
+    from .config import Settings
+    from .redis_conn import display_url
+
+    settings = Settings.from_env()
+    where = f"Redis at {display_url(settings.redis_url)} (REDIS_URL)" if settings.redis_url else (
+        f"the embedded Redis in {settings.data_dir} (SITEWISE_DATA_DIR)")
+    hint = getattr(args, "store_hint", "")
+    return f"the store does not answer ({where}: {str(exc).rstrip('.')})" + (f"; {hint}" if hint else "")

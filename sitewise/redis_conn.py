@@ -11,6 +11,7 @@ import subprocess
 import threading
 import time
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 import redis
 
@@ -63,6 +64,13 @@ def wait_for_redis(client: redis.Redis, stopping: threading.Event, who: str) -> 
             log.warning("%s: Redis is back after %.1f s", who, time.monotonic() - down_since)
         return True
     return False
+
+
+def display_url(url: str) -> str:
+    """A Redis URL fit for messages: without its user name and password, nor its query (which may hold a
+    password too)."""
+    parts = urlsplit(url)
+    return urlunsplit((parts.scheme, parts.netloc.rpartition("@")[2], parts.path, "", ""))
 
 
 def connect(url: str = "", data_dir: str | os.PathLike[str] = "") -> redis.Redis:

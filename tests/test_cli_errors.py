@@ -2,9 +2,36 @@
 1: an input or the store failed), never a traceback."""
 from __future__ import annotations
 
+import pytest
+
 from sitewise.cli import main
 
 
 def test_learning_from_files_that_do_not_exist_says_so(tmp_path, capsys):
     assert main(["learn", "--files", str(tmp_path), str(tmp_path / "missing"), "/no/such/folder"]) == 2
     assert f"no such file or folder: {tmp_path / 'missing'}, /no/such/folder" in capsys.readouterr().err
+
+
+#: A Redis that refuses connections (nothing listens on port 1), with a password the messages must not show.
+DOWN_REDIS = "redis://reader:s3cret@127.0.0.1:1/0?password=s3cret"
+
+
+@pytest.mark.parametrize(
+    "args, hint",
+    [
+        (["extract", "--url", "https://example.com/a", "{page}"], "--no-store"),
+        (["rules", "example.com"], "--rules FILE"),
+        (["learn", "example.com"], "--files PATH"),
+        (["alias"], None),
+    ],
+)
+def test_a_store_that_does_not_answer_is_one_line_naming_it(args, hint, tmp_path, monkeypatch, capsys):
+    page = tmp_path / "page.html"
+    page.write_text("<p>" + "word " * 60 + "</p>")
+    monkeypatch.setenv("REDIS_URL", DOWN_REDIS)
+    assert main([arg.format(page=page) for arg in args]) == 1
+    out, err = capsys.readouterr()
+    assert out == "" and len(err.splitlines()) == 1 and "Traceback" not in err
+    assert f"sitewise {args[0]}: error: the store does not answer (Redis at redis://127.0.0.1:1/0 (REDIS_URL)" in err
+    assert "s3cret" not in err
+    assert (hint in err) if hint else "without the store" not in err

@@ -61,7 +61,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--html", action="store_true", help="keep each page's serialized DOM")
     parser.add_argument("--no-javascript", action="store_true", help="do not run the pages' own scripts")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    parser.set_defaults(handler=run)
+    parser.set_defaults(handler=run, store_hint="without the store: --out DIR or --server URL")
 
 
 @dataclass(frozen=True)

@@ -50,7 +50,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="the fallback keeps an article's comment thread when it scores as content")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="worker processes (default: one per core)")
     parser.add_argument("--progress", action="store_true", help="show the progress bar even when stderr is no terminal")
-    parser.set_defaults(handler=run)
+    parser.set_defaults(handler=run, store_hint="without the store: --no-store, --rules FILE or --server URL")
 
 
 @dataclass

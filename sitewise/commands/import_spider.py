@@ -18,7 +18,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="spider page files or folders")
     parser.add_argument("--out", type=Path, help="write page JSON files into this folder instead of the store")
     parser.add_argument("--limit", type=int, help="import at most N pages")
-    parser.set_defaults(handler=run)
+    parser.set_defaults(handler=run, store_hint="without the store: --out DIR")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -29,7 +29,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="with --files: learn all the pages as this one site, whatever their hosts (default: their "
         "registrable domain, which must be one); the rule set applies to pages of every site they came from",
     )
-    parser.set_defaults(handler=run)
+    parser.set_defaults(handler=run, store_hint="without the store: --files PATH")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -19,7 +19,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--versions", action="store_true", help="list the stored versions")
     parser.add_argument("--apply", type=Path, metavar="FILE", help="apply the rules to this page file")
     parser.add_argument("--rules", type=Path, metavar="FILE", help="a rule set file (instead of the store)")
-    parser.set_defaults(handler=run)
+    parser.set_defaults(handler=run, store_hint="without the store: --rules FILE")
 
 
 def run(args: argparse.Namespace) -> int:
