@@ -115,6 +115,21 @@ def test_a_page_that_cannot_be_read_is_a_line_of_its_own(saved, tmp_path, capsys
 
 
 @pytest.mark.parametrize(
+    "content, message",
+    [(b"", "the page is empty"), (b"\x7fELF\x02\x01\x01" + b"\x00" * 64, "the page is binary data, not HTML")],
+    ids=["empty", "binary"],
+)
+def test_one_input_that_is_no_page_failed_exit_1(content, message, tmp_path, monkeypatch, capsys):
+    """Read, but no page (empty stdin, a program): the input failed (1), not the arguments (2)."""
+    program = tmp_path / "program"
+    program.write_bytes(content)
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(content)))
+    for source in ("-", str(program)):
+        assert main(["extract", source, "--no-store"]) == 1
+        assert capsys.readouterr() == ("", f"sitewise extract: error: {source}: {message}\n")
+
+
+@pytest.mark.parametrize(
     "args, message",
     [
         ([], "at least one SOURCE"),

@@ -201,8 +201,9 @@ def _extract_all(tasks: list[Task], args: argparse.Namespace) -> Iterator[dict[s
 
 
 def _print_one(answer: dict[str, Any], output: str) -> int:
-    if "error" in answer:
-        raise ValueError(f"{answer['source']}: {answer['error']}")
+    if "error" in answer:  # an input that was read but is no page: it failed (1), the arguments were right
+        print(f"sitewise extract: error: {answer['source']}: {answer['error']}", file=sys.stderr)
+        return 1
     if output == "json":
         print(json.dumps(answer, ensure_ascii=False, indent=2))
     else:
