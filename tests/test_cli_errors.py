@@ -1,6 +1,8 @@
 """The command line's errors: one clear line on stderr and the documented exit status (2: bad arguments,
-1: an input or the store failed), never a traceback."""
+files named by options included; 1: the store does not answer), never a traceback."""
 from __future__ import annotations
+
+import json
 
 import pytest
 
@@ -35,3 +37,16 @@ def test_a_store_that_does_not_answer_is_one_line_naming_it(args, hint, tmp_path
     assert f"sitewise {args[0]}: error: the store does not answer (Redis at redis://127.0.0.1:1/0 (REDIS_URL)" in err
     assert "s3cret" not in err
     assert (hint in err) if hint else "without the store" not in err
+
+
+@pytest.mark.parametrize("content, message", [(b"", "the page is empty"), (b"\x7fELF\x02" + b"\x00" * 64, "binary")],
+                         ids=["empty", "binary"])
+def test_applying_rules_to_a_file_that_is_no_page_is_an_error(content, message, tmp_path, capsys):
+    rules = tmp_path / "rules.json"
+    rules.write_text(json.dumps({"site": "x.test", "templates": [{"name": "t1", "match": [], "include": ["p"],
+                                                                   "words": [0, 100]}]}))
+    page = tmp_path / "page.html"
+    page.write_bytes(content)
+    assert main(["rules", "--rules", str(rules), "--apply", str(page)]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.startswith(f"sitewise rules: error: {page}: ") and message in err

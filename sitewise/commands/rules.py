@@ -69,9 +69,14 @@ def _apply(rules: dict, file: Path) -> int:
 
         found = apply_rules(rules, page=read_page_file(file))
     else:
-        from ..manifest import decode_html, read_bytes
+        from ..api import InputError, readable_html
+        from ..manifest import read_bytes
 
-        found = apply_rules(rules, html=decode_html(read_bytes(file)))
+        try:
+            html = readable_html(read_bytes(file))  # empty or binary: no page to apply the rules to
+        except InputError as exc:
+            raise InputError(f"{file}: {exc}") from None
+        found = apply_rules(rules, html=html)
     print(found.text)
     print(f"-- template {found.template}, {found.words} words, "
           f"{'confident' if found.confident else 'not confident: ' + found.reason}")
