@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sitewise.nesting import MAX_NESTING_DEPTH, too_deep
+from sitewise.api import InputError, readable_html
 from sitewise.page import MAX_HTML_CHARS, Page, PageError, host_of
 from sitewise.pipeline import Article
 from sitewise.pipeline import find_article as pipeline_find_article
@@ -56,16 +56,15 @@ def extract_request(data: Any) -> dict[str, Any]:
         # page needs, as stored pages do.
         raise ApiError(413, "too_large", f"html has {len(html)} characters; at most {MAX_HTML_CHARS} are extracted",
                        field="html")
-    if html is not None and too_deep(html):
-        # the HTML5 parser's time grows with the square of the nesting (sitewise.nesting)
-        raise ApiError.bad_field("html", f"nests elements more than {MAX_NESTING_DEPTH:,} deep")
+    if html is not None:
+        html = _readable(html)
     url = data.get("url")
     if url is not None and not isinstance(url, str):
         raise ApiError.bad_field("url", "must be a string")
     include_comments = data.get("include_comments", False)
     if not isinstance(include_comments, bool):
         raise ApiError.bad_field("include_comments", "must be true or false")
-    if page is None and not html:
+    if page is None and html is None:
         raise ApiError.bad_field("(request)", "give page (a collected page) or html")
     site = None
     if page is not None:
@@ -76,6 +75,15 @@ def extract_request(data: Any) -> dict[str, Any]:
         except PageError as exc:
             raise ApiError.bad_field("url", exc.reason) from None
     return find_article(page, html, site, url, include_comments).to_json()
+
+
+def _readable(html: str) -> str:
+    """Posted HTML as ``sitewise.extract`` reads it, or 400 with the library's reason: the server refuses
+    what the library refuses (binary data, an empty page, nesting the parser would take minutes over)."""
+    try:
+        return readable_html(html)
+    except InputError as exc:
+        raise ApiError.bad_field("html", str(exc)) from None
 
 
 # -- the dashboard's preview -----------------------------------------------------------------------------

@@ -7,6 +7,8 @@ import json
 
 import pytest
 
+import sitewise
+from sitewise.api import InputError
 from sitewise.server import create_app
 from comments_support import COMMENTS, URL as BLOG_URL, blog_page
 from server_support import as_gzip, as_json, block, page_dict, settings_for, with_change
@@ -454,6 +456,17 @@ def test_bad_extract_requests_are_refused(client, payload, field):
     response = client.post("/api/extract", json=payload)
     assert response.status_code == 400
     assert response.get_json()["field"] == field
+
+
+@pytest.mark.parametrize("html", ["<p>A story\0 about ships and the harbor</p>", " \n\t ", ""],
+                         ids=["NUL", "whitespace", "empty"])
+def test_extract_refuses_html_the_library_refuses_with_its_reason(client, html):
+    with pytest.raises(InputError) as refused:
+        sitewise.extract(html)
+    response = client.post("/api/extract", json={"html": html})
+    assert response.status_code == 400
+    reason = str(refused.value)
+    assert response.get_json() == {"error": "invalid_input", "message": f"html: {reason}", "field": "html", "reason": reason}
 
 
 def test_extract_is_size_capped(make_client):
