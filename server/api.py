@@ -11,7 +11,7 @@ from flask import Blueprint, Response, jsonify, request
 
 from sitewise.contributors import contributor_tag
 from sitewise.page import Page, PageError, site_of
-from sitewise.urls import private_page, private_url
+from sitewise.urls import WEB_SCHEMES, is_web_url, private_page, private_url
 
 from .body import read_json
 from .errors import ApiError
@@ -80,7 +80,9 @@ def upload_page() -> tuple[Response, int]:
     else:
         svc.uploads.check(client_id(), "uploads")
     svc.storage.check()
-    page = private_page(validate_page(read_json(request, svc.settings.max_page_bytes)), svc.url_params)
+    page = validate_page(read_json(request, svc.settings.max_page_bytes))
+    check_web_url(page.url, code="invalid_page")
+    page = private_page(page, svc.url_params)
     contributor = None
     if not operator:
         site = svc.store.site_key(page.url)  # the site it is stored under: joined domains share one quota
@@ -105,6 +107,14 @@ def upload_page() -> tuple[Response, int]:
     log.info("page %s stored for %s (%s; %d pages)", stored.key, stored.site, "new" if stored.created else "replaced", stored.pages)
     body = {**_status(info), "key": stored.key, "created": stored.created, "stored": True, "learning": learning}
     return jsonify(body), 201 if stored.created else 200
+
+
+def check_web_url(url: str, code: str = "invalid_input") -> None:
+    """400 on ``url`` unless it is on the web: a local file's path (``file:///home/alice/…``) is private to
+    the reader, and names no site whose pages could be learned from together."""
+    if not is_web_url(url):
+        raise ApiError.bad_field("url", f"must be an {' or '.join(WEB_SCHEMES)} address: a local file's path is "
+                                 "private and names no site", code=code)
 
 
 def _request_learning(site: str, reason: str) -> bool:

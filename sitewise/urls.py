@@ -68,14 +68,22 @@ def private_url(url: str, url_params: UrlParams | None = None) -> str:
     return urlunsplit((parts.scheme, host, parts.path, query, ""))
 
 
-#: Schemes a canonical URL may have: a page's address on the web.
-CANONICAL_SCHEMES = ("http", "https")
+#: Schemes of a page's address on the web (a ``file:`` URL is a path on someone's own machine).
+WEB_SCHEMES = ("http", "https")
+
+
+def is_web_url(url: str) -> bool:
+    """True for an address on the web (:data:`WEB_SCHEMES`), whatever its host."""
+    try:
+        return urlsplit(url).scheme.lower() in WEB_SCHEMES
+    except ValueError:  # "http://[x": a malformed address is the caller's to report
+        return False
 
 
 def believable_canonical(url: str, canonical: str) -> bool:
     """True when ``canonical`` is a web address of the same site as ``url`` (``sitewise.page.site_of``)."""
     try:
-        return urlsplit(canonical).scheme.lower() in CANONICAL_SCHEMES and site_of(url) == site_of(canonical)
+        return is_web_url(canonical) and site_of(url) == site_of(canonical)
     except (ValueError, PageError):
         return False
 

@@ -51,6 +51,15 @@ def test_uploads_and_marks_are_stored_without_query_strings(client, store):
     assert store.feedback("news.example")[0]["url"] == "https://news.example/a/1"
 
 
+@pytest.mark.parametrize("url", ["file:///home/alice/notes/story.html", "ftp://news.example/a/1"])
+@pytest.mark.parametrize("headers", [{}, ADMIN], ids=["reader", "operator"])
+def test_a_page_not_on_the_web_is_not_stored(client, store, url, headers):
+    response = client.post("/api/pages", json=page_dict(url), headers=headers)
+    assert response.status_code == 400
+    assert response.get_json()["field"] == "url" and "private" in response.get_json()["reason"]
+    assert store.sites() == []
+
+
 def test_allow_listed_parameters_are_kept(store, tmp_path):
     client = app_client(store, tmp_path, url_params="news.example=id")
     answer = client.post("/api/pages", json=page_dict("https://news.example/article?id=12&session=abc")).get_json()
