@@ -218,6 +218,7 @@ def validate_feedback(data: Any) -> tuple[str, dict[str, Any]]:
     if not isinstance(data, dict):
         raise ApiError.bad_field("(feedback)", "must be a JSON object")
     url = _feedback_str(data, "url", MAX_SELECTOR_CHARS)
+    check_web_url(url)
     try:
         site = site_of(url)
     except PageError as exc:

@@ -60,6 +60,14 @@ def test_a_page_not_on_the_web_is_not_stored(client, store, url, headers):
     assert store.sites() == []
 
 
+def test_a_mark_on_a_local_file_is_not_stored(client, store):
+    store.put_page(Page.from_dict(page_dict("file:///home/alice/notes/story.html")))  # stored before uploads were refused
+    mark = {"url": "file:///home/alice/notes/story.html", "kind": "missing", "selector": "main > p"}
+    response = client.post("/api/feedback", json=mark)
+    assert response.status_code == 400 and response.get_json()["field"] == "url"
+    assert store.feedback("local") == []
+
+
 def test_allow_listed_parameters_are_kept(store, tmp_path):
     client = app_client(store, tmp_path, url_params="news.example=id")
     answer = client.post("/api/pages", json=page_dict("https://news.example/article?id=12&session=abc")).get_json()
