@@ -17,7 +17,7 @@ from .body import read_json
 from .errors import ApiError
 from .learning import learning_due
 from .services import client_id, services
-from .validation import is_site_name, validate_page
+from .validation import named_host, validate_page
 
 log = logging.getLogger(__name__)
 blueprint = Blueprint("api", __name__, url_prefix="/api")
@@ -47,10 +47,9 @@ def _status(info: dict[str, Any]) -> dict[str, Any]:
 
 
 def checked_site(site: str) -> str:
-    """The site key of a host named in a request path (any of the site's hosts, or an alias), or 400."""
-    if not is_site_name(site):
-        raise ApiError.bad_field("site", "must be a host name as given by the page URL")
-    return services().store.site_key(site)
+    """The site key of a host named in a request path (any of the site's hosts, with a port or not, or an
+    alias), or 400."""
+    return services().store.site_key(named_host(site, "site"))
 
 
 def known_site(site: str) -> dict[str, Any]:
@@ -390,10 +389,10 @@ def admin_put_alias(host: str) -> Response:
     token can do this: a reader's upload never decides which site a page is part of."""
     data = read_json(request, MAX_ALIAS_BYTES)
     site = data.get("site") if isinstance(data, dict) else None
-    if not isinstance(site, str) or not is_site_name(site):
+    if not isinstance(site, str):
         raise ApiError.bad_field("site", "must be the host name of the site to join")
-    if not is_site_name(host):
-        raise ApiError.bad_field("host", "must be a host name")
+    site = named_host(site, "site")
+    host = named_host(host, "host")
     svc = services()
     try:
         domain, joined, moved = svc.store.put_alias(host, site)
@@ -410,8 +409,7 @@ def admin_put_alias(host: str) -> Response:
 @admin_only
 def admin_delete_alias(host: str) -> Response:
     """Part ``host``'s domain from the site it was joined to (its pages stay with that site)."""
-    if not is_site_name(host):
-        raise ApiError.bad_field("host", "must be a host name")
+    host = named_host(host, "host")
     if not services().store.delete_alias(host):
         raise ApiError(404, "unknown_alias", f"{host} is not joined to another site", host=host)
     return jsonify({"host": host, "deleted": True})

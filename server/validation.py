@@ -12,22 +12,18 @@ from typing import Any
 
 import jsonschema_rs
 
-from sitewise.page import Page, PageError
+from sitewise.page import Page, PageError, host_named, is_host_name
 
 from .errors import ApiError
 from .threadpool import run_cpu_bound
 
-#: A host name is at most 253 characters.
-MAX_SITE_CHARS = 253
-#: Characters no host name has (a URL parser leaves them in a "host" only for broken URLs).
-_NOT_IN_HOSTS = frozenset("/\\?#@<>\"'`{}|^")
-
-
-def is_site_name(site: str) -> bool:
-    """True for a plausible site name (a host as ``sitewise.page.site_of`` returns it)."""
-    return 0 < len(site) <= MAX_SITE_CHARS and not any(
-        c.isspace() or not c.isprintable() or c in _NOT_IN_HOSTS for c in site  # no control characters (NUL)
-    )
+def named_host(name: str, field: str) -> str:
+    """The host a request names (``sitewise.page.host_named``: a port names the same host), or 400 on
+    ``field``."""
+    try:
+        return host_named(name)
+    except PageError as exc:
+        raise ApiError.bad_field(field, exc.reason) from None
 
 
 #: jsonschema's message quotes the offending value first, which may be megabytes; keep this much.
@@ -73,6 +69,6 @@ def _validate_page(data: Any, prefix: str) -> Page:
         raise ApiError.bad_field(field_path([], prefix), f"nests too deeply: {exc}", code="invalid_page") from None
     if error is not None:
         raise ApiError.bad_field(field_path(error.instance_path, prefix), _reason(error.message), code="invalid_page")
-    if not is_site_name(page.site):
+    if not is_host_name(page.site):
         raise ApiError.bad_field(field_path(["url"], prefix), f"has no valid host name ({page.site[:60]!r})", code="invalid_page")
     return page

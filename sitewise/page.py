@@ -9,6 +9,7 @@ import copy
 import datetime as _dt
 import functools
 import ipaddress
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -141,6 +142,59 @@ def _is_ip_address(host: str) -> bool:
     except ValueError:
         return False
     return True
+
+
+#: A host name is at most 253 characters (RFC 1035) ...
+MAX_HOST_CHARS = 253
+#: ... in dot-separated labels of at most 63.
+MAX_LABEL_CHARS = 63
+#: A label holds letters, combining marks and digits (Unicode categories L, M, N: an internationalized
+#: name may be written in its own script as well as in punycode) ...
+LABEL_CATEGORIES = frozenset("LMN")
+#: ... and hyphens, and the underscores some real subdomains carry though DNS names should not.
+LABEL_PUNCTUATION = frozenset("-_")
+#: A refused name is quoted this far in the error: enough to recognize it, not a 250-character line.
+QUOTED_NAME_CHARS = 60
+
+
+def is_host_name(host: str) -> bool:
+    """True for a host as :func:`host_of` gives it: an IP address, or dot-separated labels of letters,
+    digits, hyphens and underscores in any script (``例え.jp`` as well as ``xn--r8jz45g.jp``)."""
+    if _is_ip_address(host):
+        return True
+    return 0 < len(host) <= MAX_HOST_CHARS and all(_is_label(label) for label in host.removesuffix(".").split("."))
+
+
+def _is_label(label: str) -> bool:
+    return 0 < len(label) <= MAX_LABEL_CHARS and all(
+        c in LABEL_PUNCTUATION or unicodedata.category(c)[0] in LABEL_CATEGORIES for c in label
+    )
+
+
+def host_named(name: str) -> str:
+    """The host a name stands for where one host is asked for (a request path, a command's argument):
+    ``News.Example.org``, ``example.org:8080`` (a port names the same host, and so the same site),
+    ``[::1]:8000``; lower-cased, without port, trailing dot and one leading ``www.``, as :func:`host_of`
+    gives. Raises :class:`PageError` for a name that is no host (``[x``, ``a..b``, ``a/b``, ``me@host``)."""
+    if _is_ip_address(name):  # an IPv6 address has colons, and no port
+        return _bare_host(name.strip("[]"))
+    refused = PageError("host", f"{name[:QUOTED_NAME_CHARS]!r} is not a host name (news.example.org, optionally with :port)")
+    try:
+        parts = urlsplit("//" + name)
+        parts.port  # reading the port checks it: ValueError for one that is no number from 0 to 65535
+    except ValueError:
+        raise refused from None
+    host = _bare_host(parts.hostname or "")
+    if parts.netloc != name or parts.username is not None or not is_host_name(host):
+        raise refused  # a path, a query, user@, or characters no host has
+    return host
+
+
+def is_public_suffix(host: str) -> bool:
+    """True for a name the Public Suffix List has as a suffix under which others register their domains
+    (``com``, ``co.uk``, ``blogspot.com``): no one's site. Names the list does not know (``localhost``)
+    are not."""
+    return not _is_ip_address(host) and _public_suffixes().is_public(_bare_host(host), accept_unknown=False)
 
 
 @dataclass

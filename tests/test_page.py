@@ -1,6 +1,6 @@
 import pytest
 
-from sitewise.page import Page, PageError, host_of, site_of
+from sitewise.page import Page, PageError, host_named, host_of, site_of
 
 
 def block(**overrides):
@@ -42,6 +42,32 @@ def test_site_rule(url, site):
 
 def test_host_keeps_subdomains():
     assert host_of("http://WWW.News.BBC.co.uk:80/x") == "news.bbc.co.uk"
+
+
+@pytest.mark.parametrize(
+    "name, host",
+    [
+        ("News.Example.org.", "news.example.org"),
+        ("www.example.org:8080", "example.org"),  # a port names the same host
+        ("example.org:", "example.org"),
+        ("127.0.0.1:5000", "127.0.0.1"),
+        ("::1", "::1"),
+        ("[::1]:8080", "::1"),
+        ("例え.jp", "例え.jp"),  # an internationalized name, in its own script ...
+        ("नमस्ते.example", "नमस्ते.example"),  # ... combining marks included
+        ("xn--r8jz45g.jp", "xn--r8jz45g.jp"),  # ... or in punycode
+        ("my_blog.example.org", "my_blog.example.org"),
+    ],
+)
+def test_host_named(name, host):
+    assert host_named(name) == host
+
+
+@pytest.mark.parametrize("name", ["", "[x", "[x]", "a..b", ".example.org", "a/b", "me@example.org", "exa mple.org",
+                                  "ex%41mple.org", "example.org:99999", "ex:am:80", "x" * 64 + ".org"])
+def test_host_named_refuses_what_is_no_host(name):
+    with pytest.raises(PageError, match="is not a host name"):
+        host_named(name)
 
 
 def test_site_rule_rejects_url_without_host():

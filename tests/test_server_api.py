@@ -93,6 +93,7 @@ def test_malformed_bodies_are_refused(client, store, body, error):
     [
         ("url", 42, "url"),
         ("url", "not a url", "url"),
+        ("url", "https://a..news.example/1", "url"),
         ("blocks", {"0": 1}, "blocks"),
         ("blocks.1", "text", "blocks[1]"),
         ("blocks.1.text", "", "blocks[1].text"),

@@ -101,6 +101,38 @@ def test_joining_moves_the_stored_pages_and_parting_leaves_them(client, store, s
     assert store.site_key("gazettebusiness.com") == "gazettebusiness.com"
 
 
+RULES = {"templates": [{"name": "story", "match": ["article"], "include": ["article"], "exclude": [], "words": [5, 500]}],
+         "pages_learned": 5}
+
+
+@pytest.mark.parametrize("name", ["gazette.co.uk:8080", "www.gazette.co.uk:443", "news.gazette.co.uk:8080", "gazette.com:8080"])
+def test_a_host_with_a_port_names_its_site(client, store, name):
+    store.put_rules("gazette.co.uk", RULES)
+    store.put_alias("gazette.com", "gazette.co.uk")
+    served = client.get(f"/rules/{name}")
+    assert served.status_code == 200 and served.headers["ETag"] == client.get("/rules/gazette.co.uk").headers["ETag"]
+    assert client.get(f"/api/sites/{name}").get_json()["site"] == "gazette.co.uk"
+
+
+@pytest.mark.parametrize("name", ["[x", "a..gazette.co.uk", "gazette.co.uk:99999", "gazette.co.uk:http", "me@gazette.co.uk",
+                                  "gazette%00.co.uk"])
+def test_a_name_that_is_no_host_is_refused(client, store, name):
+    store.put_rules("gazette.co.uk", RULES)
+    for response in (client.get(f"/rules/{name}"), client.get(f"/api/sites/{name}"),
+                     join(client, name, "gazette.co.uk", **ADMIN), join(client, "gazette.com", name, **ADMIN),
+                     client.delete(f"/api/admin/aliases/{name}", headers=ADMIN)):
+        assert response.status_code == 400, response.get_json()
+        assert "is not a host name" in response.get_json()["reason"]
+    assert store.aliases() == {}
+
+
+def test_a_joined_host_may_carry_a_port(client, store):
+    assert join(client, "www.gazette.com:8080", "gazette.co.uk:443", **ADMIN).get_json()["domain"] == "gazette.com"
+    assert store.aliases() == {"gazette.com": "gazette.co.uk"}
+    assert client.delete("/api/admin/aliases/gazette.com:8080", headers=ADMIN).status_code == 200
+    assert store.aliases() == {}
+
+
 def test_the_learner_takes_pages_of_several_domains_as_one_site(spread_site):
     train, _ = spread_site
     learner = SiteLearner().fit(train, site="gazette")
