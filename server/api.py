@@ -10,7 +10,7 @@ from typing import Any, Callable
 from flask import Blueprint, Response, jsonify, request
 
 from sitewise.contributors import contributor_tag
-from sitewise.page import Page, PageError, site_of
+from sitewise.page import Page, PageError, is_public_suffix, site_of
 from sitewise.urls import WEB_SCHEMES, is_web_url, private_page, private_url
 
 from .body import read_json
@@ -391,8 +391,8 @@ def admin_put_alias(host: str) -> Response:
     site = data.get("site") if isinstance(data, dict) else None
     if not isinstance(site, str):
         raise ApiError.bad_field("site", "must be the host name of the site to join")
-    site = named_host(site, "site")
-    host = named_host(host, "host")
+    site = _joinable(site, "site")
+    host = _joinable(host, "host")
     svc = services()
     try:
         domain, joined, moved = svc.store.put_alias(host, site)
@@ -403,6 +403,15 @@ def admin_put_alias(host: str) -> Response:
         learning = "queued" if _request_learning(joined, "alias") else "failed"
     log.warning("admin joined %s to %s (%d pages moved)", domain, joined, moved)
     return jsonify({"domain": domain, "site": joined, "pages_moved": moved, "learning": learning})
+
+
+def _joinable(name: str, field: str) -> str:
+    """The host named on one side of a join, or 400: a public suffix (``co.uk``, ``com``) is where many
+    sites register their domains, no one's site, so nothing joins to or from it."""
+    host = named_host(name, field)
+    if is_public_suffix(host):
+        raise ApiError.bad_field(field, f"{host} is a public suffix (sites register their domains under it), not a site")
+    return host
 
 
 @blueprint.delete("/admin/aliases/<host>")

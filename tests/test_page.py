@@ -1,6 +1,6 @@
 import pytest
 
-from sitewise.page import Page, PageError, host_named, host_of, site_of
+from sitewise.page import Page, PageError, host_named, host_of, is_public_suffix, site_of
 
 
 def block(**overrides):
@@ -68,6 +68,11 @@ def test_host_named(name, host):
 def test_host_named_refuses_what_is_no_host(name):
     with pytest.raises(PageError, match="is not a host name"):
         host_named(name)
+
+
+def test_public_suffixes_are_the_lists_own():
+    assert all(map(is_public_suffix, ["com", "co.uk", "blogspot.com", "CO.UK."]))
+    assert not any(map(is_public_suffix, ["example.org", "alice.blogspot.com", "localhost", "127.0.0.1", "::1"]))
 
 
 def test_site_rule_rejects_url_without_host():

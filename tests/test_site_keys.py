@@ -126,6 +126,15 @@ def test_a_name_that_is_no_host_is_refused(client, store, name):
     assert store.aliases() == {}
 
 
+@pytest.mark.parametrize("suffix", ["co.uk", "com", "www.co.uk", "blogspot.com:443"])
+def test_a_public_suffix_is_no_site_to_join(client, store, suffix):
+    for response, field in ((join(client, suffix, "gazette.co.uk", **ADMIN), "host"),
+                            (join(client, "gazette.com", suffix, **ADMIN), "site")):
+        assert response.status_code == 400 and response.get_json()["field"] == field
+        assert "is a public suffix" in response.get_json()["reason"]
+    assert store.aliases() == {}
+
+
 def test_a_joined_host_may_carry_a_port(client, store):
     assert join(client, "www.gazette.com:8080", "gazette.co.uk:443", **ADMIN).get_json()["domain"] == "gazette.com"
     assert store.aliases() == {"gazette.com": "gazette.co.uk"}
