@@ -10,7 +10,7 @@ from typing import Any, Callable
 from flask import Blueprint, Response, jsonify, request
 
 from sitewise.contributors import contributor_tag
-from sitewise.page import Page, PageError, is_public_suffix, site_of
+from sitewise.page import Page, PageError, joinable_host, site_of
 from sitewise.urls import WEB_SCHEMES, is_web_url, private_page, private_url
 
 from .body import read_json
@@ -406,12 +406,11 @@ def admin_put_alias(host: str) -> Response:
 
 
 def _joinable(name: str, field: str) -> str:
-    """The host named on one side of a join, or 400: a public suffix (``co.uk``, ``com``) is where many
-    sites register their domains, no one's site, so nothing joins to or from it."""
-    host = named_host(name, field)
-    if is_public_suffix(host):
-        raise ApiError.bad_field(field, f"{host} is a public suffix (sites register their domains under it), not a site")
-    return host
+    """The host named on one side of a join (``sitewise.page.joinable_host``), or 400 on ``field``."""
+    try:
+        return joinable_host(name)
+    except PageError as exc:
+        raise ApiError.bad_field(field, exc.reason) from None
 
 
 @blueprint.delete("/admin/aliases/<host>")

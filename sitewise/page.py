@@ -177,16 +177,26 @@ def host_named(name: str) -> str:
     ``[::1]:8000``; lower-cased, without port, trailing dot and one leading ``www.``, as :func:`host_of`
     gives. Raises :class:`PageError` for a name that is no host (``[x``, ``a..b``, ``a/b``, ``me@host``)."""
     if _is_ip_address(name):  # an IPv6 address has colons, and no port
-        return _bare_host(name.strip("[]"))
+        return bare_host(name.strip("[]"))
     refused = PageError("host", f"{name[:QUOTED_NAME_CHARS]!r} is not a host name (news.example.org, optionally with :port)")
     try:
         parts = urlsplit("//" + name)
         parts.port  # reading the port checks it: ValueError for one that is no number from 0 to 65535
     except ValueError:
         raise refused from None
-    host = _bare_host(parts.hostname or "")
+    host = bare_host(parts.hostname or "")
     if parts.netloc != name or parts.username is not None or not is_host_name(host):
         raise refused  # a path, a query, user@, or characters no host has
+    return host
+
+
+def joinable_host(name: str) -> str:
+    """The host named on one side of a join of sister domains (:func:`host_named`), or
+    :class:`PageError`: a public suffix (``co.uk``, ``com``) is where many sites register their domains,
+    no one's site, so nothing joins to or from it."""
+    host = host_named(name)
+    if is_public_suffix(host):
+        raise PageError("host", f"{host} is a public suffix (sites register their domains under it), not a site")
     return host
 
 
@@ -194,7 +204,7 @@ def is_public_suffix(host: str) -> bool:
     """True for a name the Public Suffix List has as a suffix under which others register their domains
     (``com``, ``co.uk``, ``blogspot.com``): no one's site. Names the list does not know (``localhost``)
     are not."""
-    return not _is_ip_address(host) and _public_suffixes().is_public(_bare_host(host), accept_unknown=False)
+    return not _is_ip_address(host) and _public_suffixes().is_public(bare_host(host), accept_unknown=False)
 
 
 @dataclass

@@ -159,6 +159,11 @@ def test_the_alias_command_joins_lists_and_parts(store, monkeypatch, capsys):
     assert main(["alias"]) == 0 and capsys.readouterr().out == "gazettebusiness.com -> gazette.co.uk\n"
     assert main(["alias", "--remove", "gazettebusiness.com"]) == 0 and store.aliases() == {}
     assert main(["alias", "gazette.co.uk", "www.gazette.co.uk"]) == 2  # one site already: a clear error
+    capsys.readouterr()
+    # as the admin API, the command refuses a name that is no host and a public suffix, changing nothing
+    assert main(["alias", "[x", "gazette.co.uk"]) == 2 and "is not a host name" in capsys.readouterr().err
+    assert main(["alias", "gazettebusiness.com", "co.uk"]) == 2 and "public suffix" in capsys.readouterr().err
+    assert store.aliases() == {}
 
 
 def test_learning_files_of_several_domains_needs_a_name_for_the_site(spread_site, tmp_path, capsys):

@@ -21,6 +21,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..page import joinable_host
     from ..store import open_store
 
     store = open_store()
@@ -37,6 +38,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if args.site is None:
         raise ValueError("name the SITE to join HOST to (or --remove HOST)")
-    domain, site, moved = store.put_alias(args.host, args.site)
+    # (a name that is no host, or a public suffix, is refused as the admin API refuses it)
+    domain, site, moved = store.put_alias(joinable_host(args.host), joinable_host(args.site))
     print(f"{domain} -> {site}: {moved} pages moved; learn it again with: sitewise learn {site}")
     return 0
