@@ -14,11 +14,12 @@ ENV PYTHONUNBUFFERED=1 \
 RUN useradd --create-home --uid 10001 sitewise && mkdir -p /data && chown sitewise /data
 WORKDIR /app
 # Dependencies first, so a source change does not reinstall them (every dependency ships wheels): the
-# list in pyproject.toml, read with the standard library.
-COPY pyproject.toml README.md ./
+# list in pyproject.toml, read with the standard library, at the versions of constraints.txt (the ones the
+# shipped model was trained and the suite run with).
+COPY pyproject.toml README.md constraints.txt ./
 RUN python -c "import tomllib; print('\n'.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies']))" \
         > /tmp/requirements.txt \
-    && pip install -r /tmp/requirements.txt && rm /tmp/requirements.txt
+    && pip install -c constraints.txt -r /tmp/requirements.txt && rm /tmp/requirements.txt
 COPY sitewise ./sitewise
 COPY server ./server
 COPY worker ./worker

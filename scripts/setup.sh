@@ -22,6 +22,7 @@ fi
 .venv/bin/python -m pip install -q --upgrade pip
 spec="."
 [ -n "$extras" ] && spec=".[${extras}]"
-echo "setup: pip install -e '$spec'"
-.venv/bin/python -m pip install -q -e "$spec"
+echo "setup: pip install -e '$spec' (within constraints.txt)"
+# the pinned versions: the shipped model's trees and the benchmarks' figures depend on them
+.venv/bin/python -m pip install -q -c constraints.txt -e "$spec"
 echo "setup: done (.venv/bin/sitewise)"

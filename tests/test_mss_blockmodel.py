@@ -30,6 +30,8 @@ def model() -> BlockModel:
             pages.append((page.html, page.truth if page.article else "", f"https://site{seed}.test{path}"))
     trained, report = train_block_model(pages, **SMALL)
     assert report.used == len(pages)
+    # the versions that decide the trees are kept with them (the same pages give other trees under others)
+    assert set(trained.info_["trained_with"]) == {"scikit-learn", "numpy", "lxml", "libxml2"}
     return trained
 
 

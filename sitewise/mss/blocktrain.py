@@ -78,6 +78,21 @@ def training_table(pages: Sequence[LabelledPage]) -> tuple[np.ndarray, np.ndarra
     return X, y, weights
 
 
+#: The libraries whose versions decide a model's trees: the boosting (scikit-learn, numpy) and the parse
+#: that makes the blocks (lxml and its libxml2). constraints.txt pins them.
+TREE_LIBRARIES = ("scikit-learn", "numpy", "lxml")
+
+
+def trained_with() -> dict[str, str]:
+    """The versions of :data:`TREE_LIBRARIES` (and libxml2) a model is being trained with: the same
+    pages give the same trees only under the same versions."""
+    from importlib.metadata import version
+
+    from lxml import etree
+
+    return {**{name: version(name) for name in TREE_LIBRARIES}, "libxml2": ".".join(map(str, etree.LIBXML_VERSION))}
+
+
 def train_block_model(
     pages: Iterable[tuple[str | bytes, str, str | None]], **options: Any
 ) -> tuple[BlockModel, TrainingReport]:
@@ -99,6 +114,6 @@ def train_block_model(
         raise ValueError(f"no usable training pages among {report.pages} ({report.skipped})")
     X, y, weights = training_table(usable)
     model = BlockModel(**options).fit(X, y, sample_weight=weights)
-    model.info_.update(report.as_dict())
+    model.info_.update(report.as_dict(), trained_with=trained_with())
     log.info("block model: %s", report.as_dict())
     return model, report
