@@ -7,7 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sitewise.api import InputError, readable_html
+from sitewise.api import readable_html
+from sitewise.errors import InputError
 from sitewise.page import MAX_HTML_CHARS, Page, PageError, host_of
 from sitewise.pipeline import Article
 from sitewise.pipeline import find_article as pipeline_find_article
@@ -74,7 +75,10 @@ def extract_request(data: Any) -> dict[str, Any]:
             site = services().store.site_key(host_of(url))
         except PageError as exc:
             raise ApiError.bad_field("url", exc.reason) from None
-    return find_article(page, html, site, url, include_comments).to_json()
+    try:
+        return find_article(page, html, site, url, include_comments).to_json()
+    except InputError as exc:  # the fallback's parser reads the page only in part (sitewise.mss.tokenize)
+        raise ApiError.bad_field("html", str(exc)) from None
 
 
 def _readable(html: str) -> str:

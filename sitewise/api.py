@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Literal, Union
 
+from .errors import InputError, SitewiseError
 from .nesting import MAX_NESTING_DEPTH, too_deep
 
 if TYPE_CHECKING:
@@ -48,15 +49,6 @@ NOT_LEARNED = "not_learned"
 MAX_ERROR_BODY_BYTES = 65_536
 #: Control characters but the whitespace ones (tab, new line, carriage return, form feed).
 _CONTROL = re.compile("[\x00-\x08\x0b\x0e-\x1f]")
-
-
-class SitewiseError(Exception):
-    """Base of the errors sitewise's library raises."""
-
-
-class InputError(SitewiseError, ValueError):
-    """The input cannot be read as asked: empty, binary, too large, a bad URL, a broken rule set, pages
-    that cannot be learned from. The message says which."""
 
 
 class RulesUnavailable(SitewiseError):

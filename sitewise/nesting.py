@@ -3,8 +3,9 @@
 An HTML5 parser walks its stack of open elements on every tag, so its time grows with the square of
 the nesting: lexbor (which reads pages for learned rules and metadata) took 0.5 s on 25,000 nested
 ``<div>`` elements, 2.4 s on 50,000 and 10 s on 100,000; a 5 MB page could nest a million deep and hold
-a worker for a quarter of an hour. Real pages nest a few hundred deep at most (libxml2, the fallback's parser, stops
-at 256 and has never needed more here), so a page nested thousands deep is refused as bad input.
+a worker for a quarter of an hour. Real pages nest a few hundred deep at most, so a page nested thousands deep is
+refused as bad input. (libxml2, the fallback's parser, reads 2,048 levels and refuses a deeper page itself:
+``sitewise.mss.tokenize``.)
 
 The depth is estimated by counting start and end tags: elements that never hold others (void elements)
 and those whose end tag browsers imply (``p``, ``li``, ``td`` …) do not count, and script, style and

@@ -13,6 +13,7 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
+from .errors import InputError
 from .extractors import Document, check_part
 from .mojibake import repair_mojibake
 from .page import Block, Page
@@ -139,7 +140,13 @@ def _by_mss(page: Page | None, html: str | None, model: Any, url: str | None, in
     from .mss import extract_mss
 
     source = html or (page.html if page is not None else None) or rebuild_html(page)
-    result = extract_mss(source, model, url, include_comments)
+    try:
+        result = extract_mss(source, model, url, include_comments)
+    except InputError:
+        if html or page is None:
+            raise  # the caller's own page: refused, never read in part
+        # a stored page nested deeper than the fallback's parser reads: its blocks, as for one stored without HTML
+        result = extract_mss(rebuild_html(page), model, url, include_comments)
     article = Article(method="mss", text=result.text, body=result.text, span=list(result.span) if result.span else None, reason=result.reason)
     if page is not None:
         article.site = page.site

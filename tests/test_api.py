@@ -208,6 +208,8 @@ def test_bytes_are_decoded_by_the_pages_charset():
         ("<p>" + "x" * MAX_HTML_CHARS + "</p>", "at most"),
         (b"<p>" + b"y" * 20_000_000, "at most"),
         ("<html><body>" + "<div>" * 200_000 + "deep words here" + "</div>" * 200_000, "nests elements"),
+        # deeper than libxml2 reads (html and body included): refused, not read in part
+        ("<html><body>" + "<div>" * 2_047 + "deep words here" + "</div>" * 2_047, "more than 2,048 deep"),
     ],
 )
 def test_bad_input_is_a_clear_error(html, message):
@@ -215,6 +217,14 @@ def test_bad_input_is_a_clear_error(html, message):
     with pytest.raises(sitewise.InputError, match=message):
         sitewise.extract(html)
     assert time.perf_counter() - started < MAX_SECONDS
+
+
+def test_a_page_nested_past_libxml2s_default_limit_is_read_whole():
+    # libxml2 stops at 256 levels unless told to read huge documents, and lost every word deeper
+    paragraph = "<p>" + "The harbor workers voted to end the strike after long talks. " * 6 + "</p>"
+    for depth in (254, 2_000):
+        html = "<html><body>" + "<div>" * depth + paragraph + "</div>" * depth + "<p>Filed at noon.</p></body></html>"
+        assert sitewise.extract(html).startswith("The harbor workers voted")
 
 
 def test_pages_without_an_article_or_with_broken_text_give_a_clear_result():

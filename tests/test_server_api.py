@@ -417,6 +417,13 @@ def test_extract_names_the_article_blocks_of_a_collected_page(client):
     assert body["blocks"] and set(body["blocks"]) <= {1, 2, 3, 4, 5}
 
 
+def test_extract_reads_a_collected_page_too_deep_for_the_fallback_from_its_blocks(client):
+    deep = "<html><body>" + "<div>" * 2_100 + "<p>Deep words</p>" + "</div>" * 2_100 + "</body></html>"
+    response = client.post("/api/extract", json={"page": {**story_page(), "html": deep}})
+    body = response.get_json()
+    assert response.status_code == 200 and body["method"] == "mss" and "new contract" in body["text"]
+
+
 def test_extract_uses_the_rules_of_a_learned_site(client, store):
     store.put_rules("news.example", {
         "templates": [{"name": "story", "match": ["article.story"], "include": ["article.story"],
@@ -451,6 +458,7 @@ def test_extract_falls_back_to_mss_when_no_template_matches(client, store):
         ({"page": with_change(story_page(), "blocks.0.text", "")}, "page.blocks[0].text"),
         ({"page": with_change(story_page(), "blocks.1.box.top", "x")}, "page.blocks[1].box"),
         ({"html": "<div>" * 20_000 + "words" + "</div>" * 20_000}, "html"),
+        ({"html": "<div>" * 2_100 + "words" + "</div>" * 2_100}, "html"),  # deeper than the fallback reads
     ],
 )
 def test_bad_extract_requests_are_refused(client, payload, field):

@@ -21,6 +21,7 @@ import numpy as np
 from lxml import etree
 
 from ..elements import UNRENDERED
+from ..errors import InputError
 
 #: Tags kept by name; anything else (custom elements, typos, namespaced tags) becomes <UNKNOWN>, as in
 #: the paper, so one site's private markup does not become a feature nobody else shares.
@@ -302,34 +303,47 @@ def _parsed_as_browsers_read(html: str | bytes) -> etree._Element | None:
 
 
 def _libxml2_tree(html: str | bytes) -> etree._Element | None:
-    """libxml2's tree of the page, or None when lxml refuses it."""
+    """libxml2's tree of the page, or None when lxml refuses it. :class:`InputError` when libxml2 stopped
+    reading part way (an element nested more than :data:`LIBXML2_MAX_DEPTH` deep): the rest of the page
+    would be silently lost."""
+    utf8 = _utf8_input(html) if isinstance(html, str) else None
+    # a parser of its own per page: its error log is then this page's (a shared parser's is whichever
+    # thread parsed last), at no measurable cost
+    parser = etree.HTMLParser(**_PARSER_OPTIONS, **({"encoding": "utf-8"} if utf8 is not None else {}))
     try:
-        return _parse_text(html) if isinstance(html, str) else etree.fromstring(html, _PARSER)
+        root = etree.fromstring(utf8 if utf8 is not None else html, parser)
     except (etree.ParserError, etree.XMLSyntaxError, ValueError):
+        return None
+    if parser.error_log.filter_types([etree.ErrorTypes.ERR_RESOURCE_LIMIT]):
+        raise InputError(f"the page nests elements more than {LIBXML2_MAX_DEPTH:,} deep, deeper than the fallback's "
+                         "parser (libxml2) reads: it would lose the rest of the page")
+    return root
+
+
+def _utf8_input(html: str) -> bytes | None:
+    """A str page's UTF-8 bytes, which libxml2 reads as they are: lxml hands it most pages' text as
+    UTF-16 or UTF-32, which it converts first (the same tree, 15% slower). None for text it cannot
+    encode (lone surrogates) and text still starting with an XML declaration (one no ``>`` ends: lxml
+    refuses a str that declares an encoding, and the page is then read as browsers read it): those are
+    handed over as str, as before."""
+    if html.startswith("<?xml"):
+        return None
+    try:
+        return html.encode("utf-8")
+    except UnicodeEncodeError:
         return None
 
 
-def _parse_text(html: str) -> etree._Element:
-    """A str page parsed as its UTF-8 bytes: lxml hands libxml2 most pages' text as UTF-16 or UTF-32,
-    which it converts first (the same tree, 15% slower). Text it cannot encode (lone surrogates) and
-    text still starting with an XML declaration (one no ``>`` ends: lxml refuses a str that declares an
-    encoding, and the page is then read as browsers read it) are handed over as str, as before."""
-    if not html.startswith("<?xml"):
-        try:
-            return etree.fromstring(html.encode("utf-8"), _UTF8_PARSER)
-        except UnicodeEncodeError:
-            pass
-    return etree.fromstring(html, _PARSER)
-
-
-#: libxml2's forgiving HTML parser, producing plain elements (lxml.html's element classes cost a
-#: Python call per element) and no comments or processing instructions (never article text); no table
-#: of id attributes (nothing here looks elements up by id).
-_PARSER_OPTIONS = {"remove_comments": True, "remove_pis": True, "no_network": True, "default_doctype": False,
-                   "collect_ids": False}
-_PARSER = etree.HTMLParser(**_PARSER_OPTIONS)
-#: The same for the UTF-8 bytes of a str page: the encoding is known, so none a page declares applies.
-_UTF8_PARSER = etree.HTMLParser(**_PARSER_OPTIONS, encoding="utf-8")
+#: How deep libxml2 nests elements (``<html>`` counting as 1) when told to read huge documents
+#: (``huge_tree``, XML_PARSE_HUGE; 256 without). Deeper, it stops reading the page (a fatal
+#: ERR_RESOURCE_LIMIT error) and keeps only what it read.
+LIBXML2_MAX_DEPTH = 2048
+#: libxml2's forgiving HTML parser, reading huge documents (as deep as above, text nodes past 10 MB),
+#: producing plain elements (lxml.html's element classes cost a Python call per element) and no comments
+#: or processing instructions (never article text); no table of id attributes (nothing here looks
+#: elements up by id).
+_PARSER_OPTIONS = {"huge_tree": True, "remove_comments": True, "remove_pis": True, "no_network": True,
+                   "default_doctype": False, "collect_ids": False}
 
 
 def tokenize(root: etree._Element | str | None, anchor: etree._Element | None = None) -> TokenSequence:
