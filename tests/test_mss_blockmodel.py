@@ -6,6 +6,8 @@ import json
 import numpy as np
 import pytest
 
+from sitewise.errors import InputError
+
 from sitewise.metrics import word_prf
 from sitewise.mss.blockmodel import SCREEN_CLASS, SEEDS, BlockModel, linked_edges, page_blocks
 from sitewise.mss.blocks import FEATURE_NAMES, MAX_ATTRIBUTES_READ_AT_ONCE, PageSignals, reads_as_section
@@ -480,13 +482,18 @@ def test_labels_follow_the_truth():
 
 @pytest.mark.parametrize("html", [
     "", b"", "   ", "<html></html>", "<html><body></body></html>", b"\x00\xff\xfe\x89PNG\r\n\x1a\n" * 500,
-    "<p>caf\udce9 broken surrogate</p>", "<" * 10_000, "<div>" * 5_000 + "deep text" + "</div>" * 5_000,
+    "<p>caf\udce9 broken surrogate</p>", "<" * 10_000, "<div>" * 2_000 + "deep text" + "</div>" * 2_000,
     b"<html><body><p>caf\xe9 au lait, latin-1 bytes</p></body></html>",
 ])
 def test_bad_input_gives_a_result_never_a_crash(model, html):
     result = extract_mss(html, model)
     assert isinstance(result.text, str)
     assert result.found or result.reason
+
+
+def test_a_page_nested_deeper_than_the_parser_reads_is_refused_not_read_in_part(model):
+    with pytest.raises(InputError, match="nests elements more than 2,048 deep"):
+        extract_mss("<div>" * 5_000 + "deep text" + "</div>" * 5_000, model)
 
 
 def test_repeats_count_siblings_of_the_same_tag_and_class():
