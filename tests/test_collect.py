@@ -224,6 +224,9 @@ def test_unlabelled_latin1_bytes_are_decoded(collector):
     assert content_type_for((FIXTURES / "latin1.html").read_bytes()) == "text/html; charset=windows-1252"
     assert content_type_for("<p>é</p>".encode()) == "text/html; charset=utf-8"
     assert content_type_for(b'<meta charset="koi8-r"><p>x</p>') == "text/html"  # the page says it itself
+    # a <meta> in a comment, or naming no charset, says nothing: the bytes are labelled as decode_html reads them
+    assert content_type_for(b'<!-- <meta charset="koi8-r"> --><p>caf\xc3\xa9</p>') == "text/html; charset=utf-8"
+    assert content_type_for(b'<meta charset="unicode_escape"><p>caf\xe9</p>') == "text/html; charset=windows-1252"
 
 
 def test_large_page(collector):
