@@ -74,6 +74,10 @@ _MULTI_BYTE = (
 )
 _CODECS = {label: codec for codec, labels in _SINGLE_BYTE + _MULTI_BYTE for label in labels.split()}
 _SINGLE_BYTE_CODECS = frozenset(codec for codec, _ in _SINGLE_BYTE)
+#: Byte order marks: they say the encoding before anything the page says.
+UTF8_BOM = b"\xef\xbb\xbf"
+UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+BOMS = (UTF8_BOM, *UTF16_BOMS)
 #: What the standard strips around a label (ASCII whitespace only).
 _ASCII_WHITESPACE = "\t\n\f\r "
 

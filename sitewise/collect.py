@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence, Union
 from urllib.parse import quote, urldefrag
 
-from .charsets import codec_declared_in
+from .charsets import BOMS, codec_declared_in
 from .page import STYLE_PROPERTIES, Page, PageError
 from .urls import STAND_IN_PATH
 
@@ -177,13 +177,10 @@ def content_type_for(body: bytes, content_type: str = "text/html") -> str:
     return f"{content_type}; charset={charset}"
 
 
-_BOMS = (b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")
-
-
 def _declares_charset(body: bytes) -> bool:
     """Whether the page names its charset as a browser reads it (a BOM, or a ``<meta>`` naming a known
     label outside comments: :func:`sitewise.charsets.codec_declared_in`, as ``decode_html`` reads it)."""
-    return body.startswith(_BOMS) or codec_declared_in(body) is not None
+    return body.startswith(BOMS) or codec_declared_in(body) is not None
 
 
 class Collector:

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
-from .charsets import codec_declared_in, codec_for_label, decode
+from .charsets import UTF8_BOM, UTF16_BOMS, codec_declared_in, codec_for_label, decode
 from .page import site_of_host
 
 
@@ -114,9 +114,6 @@ def read_bytes(path: Path) -> bytes:
     return gzip.decompress(data) if path.suffix == ".gz" else data
 
 
-#: Byte order marks: they say the encoding before anything the page says.
-_UTF8_BOM = b"\xef\xbb\xbf"
-_UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 #: A page malformed in every encoding it may be in keeps its declared one (with replacement characters,
 #: as in a browser) while under this share of its non-ASCII bytes are malformed there: a few bad bytes
 #: in a Chinese or UTF-8 page, not a Latin-1 page under a UTF-8 label, whose accented letters would all
@@ -137,9 +134,9 @@ def decode_html(data: bytes, declared: str | None = None) -> str:
     browsers read it (one bad byte does not make a Chinese page windows-1252), else as windows-1252. A
     page that declares nothing is UTF-8 when it is well-formed UTF-8, else windows-1252 (which never
     fails)."""
-    if data.startswith(_UTF8_BOM):
-        return data[len(_UTF8_BOM):].decode("utf-8", errors="replace")
-    if data[:2] in _UTF16_BOMS:
+    if data.startswith(UTF8_BOM):
+        return data[len(UTF8_BOM):].decode("utf-8", errors="replace")
+    if data[:2] in UTF16_BOMS:
         return data.decode("utf-16", errors="replace")
     said = [codec for codec in (codec_declared_in(data), codec_for_label(declared)) if codec]
     for codec in (*said, "utf-8"):
