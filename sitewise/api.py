@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Literal, Union
 
 from .errors import InputError, SitewiseError
-from .nesting import MAX_NESTING_DEPTH, too_deep
+from .nesting import too_costly_to_parse
 
 if TYPE_CHECKING:
     import urllib.error
@@ -195,9 +195,9 @@ def readable_html(html: str | bytes) -> str:
     _check_not_binary(text[:SNIFF_CHARS])
     if not text or text.isspace():  # (not text.strip(): that copies the page to find out)
         raise InputError("the page is empty")
-    if too_deep(text):
-        raise InputError(f"the page nests elements more than {MAX_NESTING_DEPTH:,} deep (no real page does; "
-                         "parsing it would take minutes)")
+    refusal = too_costly_to_parse(text)
+    if refusal:
+        raise InputError(refusal)
     return text
 
 

@@ -1,4 +1,5 @@
-"""How deeply a page's HTML nests its elements, read from the raw text before a parser sees it.
+"""How deeply a page's HTML nests its elements, and how many a parser would rebuild, read from the raw
+text before a parser sees it.
 
 An HTML5 parser walks its stack of open elements on every tag, so its time grows with the square of
 the nesting: lexbor (which reads pages for learned rules and metadata) took 0.5 s on 25,000 nested
@@ -22,16 +23,44 @@ noframes in HTML (and everything after a plaintext), are not markup. A formattin
 counting until its own end tag. Compared with lexbor's own trees (the 4,229 pages of the evaluation
 sets, and random tag soup of the rules above), no estimate was found under a quarter of their depth (a
 table's four levels count one); on the pages the median estimate is their depth.
+
+A reopened formatting element is rebuilt, as a new element, at the next text or inline start tag, and
+again after each element that closes it; and each distinct one closed by a ``</div>`` is one more to
+rebuild every time, so ``<div><b id=1></div><div><b id=2></div>…`` makes the parser build n²/2
+elements (the HTML standard keeps only three identical ones, which this count follows; lexbor has no
+other bound). The count assumes the rebuilt elements close again at any end tag or block, so it errs
+towards more; on crafted pages it matched lexbor's extra elements to within 1 %, and on the 4,229 pages
+it is at most 12,720 (cleaneval/final/104, whose whole tree in lexbor holds 2,602 elements).
 """
 from __future__ import annotations
 
+import math
 import re
 import string
+from typing import NamedTuple
 
 #: Deeper than this, a page is refused: lexbor reads 10,000 nested elements in about 0.1 s, and no
 #: page of the evaluation sets comes near it (the deepest of the 4,229 is estimated 119 deep; lexbor's
 #: trees of them are at most 56 deep).
 MAX_NESTING_DEPTH = 10_000
+#: More elements than this rebuilt by the parser, a page is refused: lexbor takes about 0.6 s and 330 MB
+#: to rebuild a million (10,000 distinct <b> closed by a </div> each, 200 KB, took more than 4 GB), and
+#: no page of the evaluation sets is estimated to rebuild 13,000.
+MAX_REBUILT_ELEMENTS = 1_000_000
+
+#: The parser keeps at most this many identical formatting elements (same name and attributes) to
+#: reopen (the HTML standard's "Noah's Ark" clause): only distinct ones pile up.
+_IDENTICAL_REOPENED = 3
+#: Start tags that do not make the parser rebuild the reopened formatting elements (text and other
+#: start tags do): blocks and list items (which open outside them), headings, tables and their parts,
+#: and what belongs in a head.
+_NOT_REBUILDING = frozenset(
+    "html head base basefont bgsound link meta noframes script style template title body frameset address "
+    "article aside blockquote center details dialog dir div dl fieldset figcaption figure footer header "
+    "hgroup main menu nav ol p search section summary ul h1 h2 h3 h4 h5 h6 pre listing form li dd dt "
+    "plaintext table hr param source track textarea iframe noembed noscript caption col colgroup frame "
+    "tbody td tfoot th thead tr rb rtc rp rt".split()
+)
 
 #: Elements that never hold others (void elements), those the parser opens once (html, head, body),
 #: and those that close one another and only nest through other elements (``p`` closes at the next
@@ -150,19 +179,46 @@ _NAMED_ATTRIBUTE = re.compile(rf"{_SPACES_AND_SLASHES}*+({_ATTRIBUTE_NAME})(?:{_
 _HTML_ENCODINGS = ("text/html", "application/xhtml+xml")
 _ASCII_LOWERCASE = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
 
+#: How many formatting elements the parser may keep to rebuild whatever their number in the page:
+#: three identical ones of each name (those without attributes are identical), and one <a> (a new
+#: one closes the last).
+_MOST_IDENTICAL_REBUILT = _IDENTICAL_REOPENED * (len(_FORMATTING) - 1) + 1
+#: A formatting start tag with attributes (or a "/"), of which each may be one more element to rebuild.
+_FORMATTING_TAG_WITH_ATTRIBUTES = re.compile(
+    rf"<(?:{'|'.join(sorted(_FORMATTING - {'a'}, key=len, reverse=True))})[\t\n\f\r /]", re.IGNORECASE | re.ASCII
+)
+#: A page with no more tags than this cannot make the parser rebuild more than
+#: :data:`MAX_REBUILT_ELEMENTS`: each tag either opens a formatting element or makes the parser rebuild
+#: those it keeps, so at most a quarter of the square of their number.
+_FEWEST_TAGS_TO_REBUILD_TOO_MANY = 2 * math.isqrt(MAX_REBUILT_ELEMENTS)
+
 
 class _OpenElements:
     """The stack of open elements, as an HTML5 parser keeps it as far as its depth goes."""
 
-    __slots__ = ("stack", "innermost", "reopened", "reopened_count", "form_open", "deepest")
+    __slots__ = (
+        "stack", "innermost", "formatting_attributes", "reopened", "reopened_count", "identical_reopened",
+        "to_rebuild", "rebuilt_open", "rebuilt", "form_open", "deepest",
+    )
 
     def __init__(self) -> None:
         self.stack: list[tuple[str, int, int, int, int, int, int]] = []
         #: Key → where the innermost open element of that key is.
         self.innermost: dict[str, int] = {}
-        #: Formatting elements closed by another element's end tag, which the parser reopens: by name.
-        self.reopened: dict[str, int] = {}
+        #: Where an open formatting element is → its attributes (which tell identical ones apart).
+        self.formatting_attributes: dict[int, str] = {}
+        #: Formatting elements closed by another element's end tag, which the parser reopens: by name,
+        #: each as its name and attributes, in the order they were closed.
+        self.reopened: dict[str, list[tuple[str, tuple[tuple[str, str], ...]]]] = {}
         self.reopened_count = 0
+        #: How many of the reopened elements have each name and attributes.
+        self.identical_reopened: dict[tuple[str, tuple[tuple[str, str], ...]], int] = {}
+        #: How many elements the parser rebuilds each time it reopens them (of identical ones, three).
+        self.to_rebuild = 0
+        #: Whether they may still be open since they were last rebuilt (no tag that closes elements since).
+        self.rebuilt_open = False
+        #: How many elements the parser has rebuilt so far.
+        self.rebuilt = 0
         #: Whether a form was opened and no </form> met since (the parser drops a form start tag then).
         self.form_open = False
         self.deepest = 0
@@ -179,21 +235,53 @@ class _OpenElements:
                     self._push(_FOREIGN_KEY.format(name), self._foreign_kind(name, attributes))
                 return
             self._close_foreign_content()
-        if name in _STARTS_WITH_RULES:
-            self._start_with_rules(name, last_attribute)
+        if name in _NOT_REBUILDING:
+            self.rebuilt_open = False  # it may close the elements rebuilt before it (a <p> closes the open one)
         else:
-            self._push(name, _HTML_KINDS.get(name, 0))
+            self.rebuild_reopened()
+        if name in _STARTS_WITH_RULES:
+            self._start_with_rules(name, attributes, last_attribute)
+        else:
+            self._push(name, _HTML_KINDS.get(name, 0), attributes)
 
     def end_tag(self, name: str) -> None:
         """Close the innermost open element named ``name`` unless an element that bounds its end tag
         stands between (or, for a formatting element the parser reopens, stop reopening it)."""
+        self.rebuilt_open = False
         if self.stack and self.stack[-1][_KIND] & _FOREIGN_BIT and self._end_foreign_tag(name):
             return
         if name == "form":
             self._end_form()
         elif not self._close_innermost(name) and self.reopened.get(name):
-            self.reopened[name] -= 1
-            self.reopened_count -= 1
+            self._stop_reopening(name)
+
+    def rebuild_reopened(self) -> None:
+        """Text, or a start tag that is not a block's: the parser rebuilds the reopened formatting
+        elements, unless they may still be open since it last did."""
+        if self.to_rebuild and not self.rebuilt_open:
+            self.rebuilt += self.to_rebuild
+            self.rebuilt_open = True
+
+    def _reopen_later(self, name: str, attributes: str) -> None:
+        """A formatting element closed by another element's end tag: the parser reopens it further on."""
+        identity = (name, _attribute_items(attributes))
+        self.reopened.setdefault(name, []).append(identity)
+        self.reopened_count += 1
+        identical = self.identical_reopened.get(identity, 0)
+        self.identical_reopened[identity] = identical + 1
+        if identical < _IDENTICAL_REOPENED:
+            self.to_rebuild += 1
+        self.rebuilt_open = False
+
+    def _stop_reopening(self, name: str) -> None:
+        """The end tag of a reopened formatting element: the parser no longer reopens the last one."""
+        identity = self.reopened[name].pop()
+        self.reopened_count -= 1
+        identical = self.identical_reopened.pop(identity) - 1
+        if identical:
+            self.identical_reopened[identity] = identical
+        if identical < _IDENTICAL_REOPENED:
+            self.to_rebuild -= 1
 
     def _close_innermost(self, name: str) -> bool:
         """Close the innermost open HTML element named ``name`` (of any heading's name, for a heading)
@@ -249,7 +337,7 @@ class _OpenElements:
             return _FOREIGN_BIT | bounds | (0 if holds_html else _HOLDS_FOREIGN_BIT | _HOLDS_MATHML_BIT)
         return _FOREIGN_BIT | _HOLDS_FOREIGN_BIT | (_HOLDS_MATHML_BIT if mathml else 0)
 
-    def _start_with_rules(self, name: str, last_attribute: str | None) -> None:
+    def _start_with_rules(self, name: str, attributes: str, last_attribute: str | None) -> None:
         """An HTML start tag that does more than open an element (or less)."""
         if name in _NOT_NESTING:
             return
@@ -266,7 +354,7 @@ class _OpenElements:
             self.end_tag("select")  # a select inside a select closes it, and is dropped
             return
         self._close_before(name)
-        self._push(name, _HTML_KINDS.get(name, 0))
+        self._push(name, _HTML_KINDS.get(name, 0), attributes)
 
     def _close_before(self, name: str) -> None:
         """What an HTML start tag closes before its element opens."""
@@ -295,8 +383,8 @@ class _OpenElements:
         position = self.innermost.get(name)
         return position is not None and self.stack[-1][_SCOPE_AT] <= position
 
-    def _push(self, key: str, kind: int) -> None:
-        """Open an element inside the current one."""
+    def _push(self, key: str, kind: int, attributes: str = "") -> None:
+        """Open an element inside the current one (``attributes``: a formatting element's)."""
         stack = self.stack
         position = len(stack)
         _, _, _, special_at, scope_at, list_scope_at, item_bound_at, html_at = stack[-1] if stack else _NO_ELEMENT
@@ -310,6 +398,8 @@ class _OpenElements:
         outer_namesake = self.innermost.get(key, -1)
         stack.append((key, kind, outer_namesake, special_at, scope_at, list_scope_at, item_bound_at, html_at))
         self.innermost[key] = position
+        if kind & _FORMATTING_BIT:
+            self.formatting_attributes[position] = attributes
         if position + 1 + self.reopened_count > self.deepest:
             self.deepest = position + 1 + self.reopened_count
 
@@ -337,6 +427,7 @@ class _OpenElements:
         """Close the element at ``position`` and every element opened after it; formatting elements
         among those after it are reopened."""
         stack, innermost = self.stack, self.innermost
+        self.rebuilt_open = False  # the elements rebuilt last may be among those closed
         while len(stack) > position:
             key, kind, outer_namesake, _, _, _, _, _ = stack.pop()
             if not key:
@@ -346,8 +437,7 @@ class _OpenElements:
             else:
                 innermost[key] = outer_namesake
             if kind & _FORMATTING_BIT and len(stack) > position:
-                self.reopened[key] = self.reopened.get(key, 0) + 1
-                self.reopened_count += 1
+                self._reopen_later(key, self.formatting_attributes[len(stack)])
 
 
 def _breaks_out(name: str, attributes: str) -> bool:
@@ -365,13 +455,20 @@ def _self_closing(last_attribute: str | None) -> bool:
 
 
 def _attribute_value(attributes: str, name: str) -> str | None:
-    """The value of a tag's first attribute named ``name``, ASCII letters folded; None without one."""
+    """The value of a tag's attribute named ``name``, ASCII letters folded; None without one."""
+    value = dict(_attribute_items(attributes)).get(name)
+    return None if value is None else _ascii_lower(value)
+
+
+def _attribute_items(attributes: str) -> tuple[tuple[str, str], ...]:
+    """A tag's attributes as the parser keeps them, in name order: names folded, values unquoted, the
+    first of each name."""
+    items: dict[str, str] = {}
     for match in _NAMED_ATTRIBUTE.finditer(attributes):
-        if _ascii_lower(match[1]) == name:
-            value = match[2] or ""
-            quote = value[:1]
-            return _ascii_lower(value[1:].removesuffix(quote) if quote in ("\"", "'") else value)
-    return None
+        value = match[2] or ""
+        quote = value[:1]
+        items.setdefault(_ascii_lower(match[1]), value[1:].removesuffix(quote) if quote in ("\"", "'") else value)
+    return tuple(sorted(items.items()))
 
 
 def _ascii_lower(name: str) -> str:
@@ -380,14 +477,29 @@ def _ascii_lower(name: str) -> str:
     return name.lower() if name.isascii() else name.translate(_ASCII_LOWERCASE)
 
 
-def nesting_depth(html: str, stop_at: int | None = None) -> int:
-    """The deepest nesting of elements in ``html`` (estimated as described above); scanning stops once
-    the depth reaches ``stop_at``."""
+class NestingEstimate(NamedTuple):
+    """What parsing a page would build, estimated as described above."""
+
+    #: The deepest nesting of elements.
+    depth: int
+    #: How many reopened formatting elements the parser rebuilds.
+    rebuilt: int
+
+
+def nesting_estimate(html: str, depth_limit: int | None = None, rebuilt_limit: int | None = None) -> NestingEstimate:
+    """How deeply ``html`` nests its elements and how many the parser rebuilds; scanning stops once
+    either passes its limit."""
     elements = _OpenElements()
-    start_tag, end_tag = elements.start_tag, elements.end_tag
+    start_tag, end_tag, rebuild_reopened = elements.start_tag, elements.end_tag, elements.rebuild_reopened
+    depth_limit = depth_limit if depth_limit is not None else len(html)
+    rebuilt_limit = rebuilt_limit if rebuilt_limit is not None else len(html) ** 2
     start = 0
     while True:
+        text_ends = start  # where the last token ended: text between two tokens makes the parser rebuild
         for match in _TOKEN.finditer(html, start):
+            if elements.to_rebuild and match.start() != text_ends:
+                rebuild_reopened()
+            text_ends = match.end()
             closing, name, attributes, last_attribute, closed = match.group(1, 2, 3, 4, 5)  # (by number: faster)
             if name is None or closed is None:
                 continue  # a comment, or a tag the page ends in
@@ -395,22 +507,43 @@ def nesting_depth(html: str, stop_at: int | None = None) -> int:
             if closing:
                 end_tag(name)
             elif name in _RAW_TEXT and not elements.in_foreign_content():
+                if name == "xmp":
+                    rebuild_reopened()
                 end = _RAW_TEXT_END[name].search(html, match.end())
                 if end is None:
-                    return elements.deepest
+                    return NestingEstimate(elements.deepest, elements.rebuilt)
                 start = end.start()
                 break
             else:
                 start_tag(name, attributes, last_attribute)
-                if stop_at is not None and elements.deepest >= stop_at:
-                    return elements.deepest
+                if elements.deepest > depth_limit or elements.rebuilt > rebuilt_limit:
+                    return NestingEstimate(elements.deepest, elements.rebuilt)
         else:
-            return elements.deepest
+            if elements.to_rebuild and text_ends < len(html):
+                rebuild_reopened()
+            return NestingEstimate(elements.deepest, elements.rebuilt)
 
 
-def too_deep(html: str) -> bool:
-    """Whether the page nests elements deeper than :data:`MAX_NESTING_DEPTH`. A page with fewer tags
-    than that cannot (each opens one element at most), and counting ``<`` is 60 times cheaper than the
-    scan (1.8 ms per 50 KB, more than applying rules to a median page), so only pages of many tags are
-    scanned (36 of the 4,229 pages of the evaluation sets)."""
-    return html.count("<") > MAX_NESTING_DEPTH and nesting_depth(html, stop_at=MAX_NESTING_DEPTH + 1) > MAX_NESTING_DEPTH
+def too_costly_to_parse(html: str) -> str | None:
+    """Why parsing the page would take a parser too long or too much memory (it nests elements deeper
+    than :data:`MAX_NESTING_DEPTH`, or makes the parser rebuild more than :data:`MAX_REBUILT_ELEMENTS`),
+    or None. The scan costs 4 ms on a median page, more than applying rules to it, so it runs only on
+    pages that could fail it: with more tags than the depth limit (each opens one element at most), or
+    with enough tags and formatting elements to rebuild that many (each time the parser rebuilds them it
+    rebuilds at most the identical ones it keeps and one per formatting tag with attributes, and each tag
+    makes it rebuild them once at most). Counting tags and those formatting tags costs 0.1 and 0.4 ms
+    on pages of 1,000 to 10,000 tags; 77 of the 4,229 pages of the evaluation sets are scanned."""
+    tags = html.count("<")
+    if tags <= _FEWEST_TAGS_TO_REBUILD_TOO_MANY:
+        return None
+    if tags <= MAX_NESTING_DEPTH:
+        most_rebuilt = (_MOST_IDENTICAL_REBUILT + len(_FORMATTING_TAG_WITH_ATTRIBUTES.findall(html))) * tags
+        if most_rebuilt <= MAX_REBUILT_ELEMENTS:
+            return None
+    estimate = nesting_estimate(html, depth_limit=MAX_NESTING_DEPTH, rebuilt_limit=MAX_REBUILT_ELEMENTS)
+    if estimate.depth > MAX_NESTING_DEPTH:
+        return f"the page nests elements more than {MAX_NESTING_DEPTH:,} deep (no real page does; parsing it would take minutes)"
+    if estimate.rebuilt > MAX_REBUILT_ELEMENTS:
+        return (f"the page's misnested formatting elements (<b>, <font> …) would make the parser rebuild more than "
+                f"{MAX_REBUILT_ELEMENTS:,} elements (no real page does; parsing it would take gigabytes)")
+    return None

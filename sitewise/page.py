@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from .nesting import too_deep
+from .nesting import too_costly_to_parse
 
 #: Bumped whenever a field changes meaning; readers accept every version up to this one.
 FORMAT_VERSION = 1
@@ -321,8 +321,8 @@ class Page:
         if collector not in COLLECTORS:
             raise PageError("collector", f"must be one of {', '.join(COLLECTORS)}")
         html = _optional_str(data, "html")
-        if html is not None and (len(html) > MAX_HTML_CHARS or too_deep(html)):
-            html = None  # too big or too deep to parse: the blocks carry what learning needs
+        if html is not None and (len(html) > MAX_HTML_CHARS or too_costly_to_parse(html)):
+            html = None  # too costly to parse: the blocks carry what learning needs
         blocks_data = data.get("blocks")
         if not isinstance(blocks_data, list):
             raise PageError("blocks", "must be a list")

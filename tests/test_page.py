@@ -124,11 +124,13 @@ def test_oversized_html_is_dropped_not_stored():
     assert Page.from_dict(page(html="x" * (MAX_HTML_CHARS + 1))).html is None
 
 
-def test_html_nested_too_deep_to_parse_is_dropped_not_stored():
+def test_html_too_costly_to_parse_is_dropped_not_stored():
     from sitewise.nesting import MAX_NESTING_DEPTH
 
     deep = "<div>" * (MAX_NESTING_DEPTH + 1) + "words"
     assert Page.from_dict(page(html=deep)).html is None
+    misnested = "".join(f"<div><b id={i}>words</div>" for i in range(10_000))
+    assert Page.from_dict(page(html=misnested)).html is None
     shallow = "<div><p>words</p></div>" * MAX_NESTING_DEPTH  # more tags, but flat
     assert Page.from_dict(page(html=shallow)).html == shallow
 
