@@ -94,14 +94,20 @@ def _meta_values(tree: Any) -> dict[str, str]:
     return values
 
 
+def read_json_ld(text: str) -> Any:
+    """The data of one JSON-LD script, or None when it cannot be read: broken JSON, or nesting deeper than
+    Python's parser goes (``[`` × 3,000 raises RecursionError). It is page data, not the caller's input:
+    a publisher's unreadable JSON-LD is skipped, never the reader's problem."""
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+
+
 def _json_ld_article(tree: Any) -> dict[str, Any]:
     """The page's JSON-LD object for the article (the first of an article type), or {}."""
     for node in tree.css('script[type="application/ld+json"]'):
-        try:
-            data = json.loads(node.text(deep=True) or "null")
-        except ValueError:
-            continue  # a publisher's broken JSON-LD is not the reader's problem
-        for item in _ld_objects(data):
+        for item in _ld_objects(read_json_ld(node.text(deep=True) or "null")):
             types = item.get("@type")
             types = types if isinstance(types, list) else [types]
             if any(t in ARTICLE_TYPES for t in types if isinstance(t, str)):

@@ -229,6 +229,22 @@ def test_a_page_nested_past_libxml2s_default_limit_is_read_whole():
         assert sitewise.extract(html).startswith("The harbor workers voted")
 
 
+#: Deeper than Python's JSON parser goes (RecursionError past its recursion limit, 1,000).
+TOO_DEEP_JSON = 3_000
+
+
+@pytest.mark.parametrize("output", sitewise.api.OUTPUTS)
+def test_json_ld_nested_too_deep_to_read_is_skipped_like_broken_json_ld(output):
+    deep = '<script type="application/ld+json">' + "[" * TOO_DEEP_JSON + "]" * TOO_DEEP_JSON + "</script>"
+    readable = '<script type="application/ld+json">{"@type": "NewsArticle", "headline": "Harbor strike ends"}</script>'
+    story = "<p>" + "The harbor workers voted to end the strike after long talks. " * 6 + "</p>"
+    html = f"<html><head>{deep}{readable}</head><body><article>{story}</article></body></html>"
+    found = sitewise.extract(html, url="https://gazette.test/a", output=output)
+    assert "The harbor workers voted" in found
+    if output == "json":
+        assert json.loads(found)["title"] == "Harbor strike ends"  # the page's next JSON-LD is still read
+
+
 def test_pages_without_an_article_or_with_broken_text_give_a_clear_result():
     found = json.loads(sitewise.extract("<html><body><nav><a href='/'>Home</a></nav></body></html>", output="json"))
     assert found["text"] == "" and found["reason"]

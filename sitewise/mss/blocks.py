@@ -22,7 +22,6 @@ over the token arrays where it can be, so describing a page costs a few millisec
 from __future__ import annotations
 
 import functools
-import json
 import math
 import re
 from dataclasses import dataclass
@@ -33,6 +32,7 @@ import numpy as np
 from lxml import etree
 
 from .. import metrics
+from ..metadata import read_json_ld
 from .boundaries import BOUNDARY_SCORE, closing_lines
 from .clean import is_hidden
 from .scorers import LineScorer, word_facts
@@ -183,11 +183,7 @@ def page_signals(root: etree._Element, url: str | None = None) -> PageSignals:
     for script in root.iter("script"):
         if (script.get("type") or "").lower() != "application/ld+json" or not script.text:
             continue
-        try:
-            data = json.loads(script.text)
-        except ValueError:
-            continue
-        for node in _json_nodes(data):
+        for node in _json_nodes(read_json_ld(script.text)):
             declared = node.get("@type")
             for kind in declared if isinstance(declared, list) else [declared]:
                 if isinstance(kind, str):
