@@ -271,7 +271,8 @@ def load_rules(source: RulesSource, site: str | None = None) -> dict[str, Any] |
     if source is None:
         return None
     if isinstance(source, str) and _is_server(source):
-        return _validated(_fetch_rules(source, _needed_site(site)))
+        answer = _fetch_rules(source, _needed_site(site))
+        return None if answer is None else _validated(answer, "rules")
     if isinstance(source, (str, Path)):
         path = Path(source)
         try:
@@ -280,9 +281,10 @@ def load_rules(source: RulesSource, site: str | None = None) -> dict[str, Any] |
             raise InputError(f"cannot read rules file {path}: {exc.strerror or exc}") from None
         except ValueError as exc:
             raise InputError(f"rules file {path} is not JSON: {exc}") from None
-        return _validated(data)
+        # (a file holding null is no rule set, not "no rules": that is only a store's or server's answer)
+        return _validated(data, f"rules file {path}")
     if isinstance(source, dict):
-        return _validated(source)
+        return _validated(source, "rules")
     if callable(getattr(source, "rules", None)):  # a Store (duck-typed: importing it loads redis)
         # the site an administrator joined this domain to, if any
         return source.rules(source.site_key(_needed_site(site)))
@@ -299,15 +301,14 @@ def _needed_site(site: str | None) -> str:
     return site
 
 
-def _validated(data: Any) -> dict[str, Any] | None:
+def _validated(data: Any, where: str) -> dict[str, Any]:
+    """``data`` checked as a rule set; :class:`InputError` naming ``where`` it came from when it is none."""
     from .learn.rules import RulesError, validate_rules
 
-    if data is None:
-        return None
     try:
         return validate_rules(data)
     except RulesError as exc:
-        raise InputError(f"rules: {exc}") from None
+        raise InputError(f"{where}: {exc}") from None
 
 
 def _fetch_rules(server: str, site: str) -> dict[str, Any] | None:

@@ -283,6 +283,16 @@ def test_a_rules_file_that_is_not_json_is_a_clear_error(tmp_path):
         sitewise.extract(42)  # type: ignore[arg-type]
 
 
+def test_a_rules_file_holding_null_is_no_rule_set(tmp_path):
+    """null is a store's or server's "not learned"; a file the caller names must hold a rule set."""
+    path = tmp_path / "rules.json"
+    path.write_text("null")
+    with pytest.raises(sitewise.InputError, match=f"rules file {re.escape(str(path))}: .*must be a JSON object"):
+        sitewise.extract("<p>hello</p>", url="https://gazette.test/a", rules=path)
+    with pytest.raises(sitewise.InputError, match="must be a JSON object"):
+        sitewise.api.load_rules(str(path))
+
+
 def test_learn_takes_pages_dicts_and_files_of_one_site(tmp_path, sample_site, sample_rules):
     pages = [page for page, _ in sample_pages(sample_site, base=BASE).values()]
     files = []

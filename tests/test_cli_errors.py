@@ -50,3 +50,16 @@ def test_applying_rules_to_a_file_that_is_no_page_is_an_error(content, message, 
     assert main(["rules", "--rules", str(rules), "--apply", str(page)]) == 2
     out, err = capsys.readouterr()
     assert out == "" and err.startswith(f"sitewise rules: error: {page}: ") and message in err
+
+
+def test_a_rules_file_holding_null_is_an_error_not_no_rules(tmp_path, capsys):
+    rules = tmp_path / "rules.json"
+    rules.write_text("null")
+    page = tmp_path / "page.html"
+    page.write_text("<p>" + "word " * 60 + "</p>")
+    assert main(["extract", "--rules", str(rules), "--url", "https://www.npr.org/x", str(page)]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err == f"sitewise extract: error: rules file {rules}: (rules): must be a JSON object\n"
+    assert main(["rules", "--rules", str(rules)]) == 2
+    assert capsys.readouterr().err == f"sitewise rules: error: rules file {rules}: (rules): must be a JSON object\n"
+

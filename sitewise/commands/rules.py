@@ -23,10 +23,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..learn.rules import validate_rules
+    from ..api import load_rules
 
     if args.rules:
-        rules = validate_rules(json.loads(args.rules.read_text(encoding="utf-8")))
+        rules = load_rules(args.rules)
     else:
         if not args.site:
             raise ValueError("name a SITE (or give --rules FILE)")
