@@ -281,6 +281,8 @@ def load_rules(source: RulesSource, site: str | None = None) -> dict[str, Any] |
             raise InputError(f"cannot read rules file {path}: {exc.strerror or exc}") from None
         except ValueError as exc:
             raise InputError(f"rules file {path} is not JSON: {exc}") from None
+        except RecursionError:
+            raise InputError(f"rules file {path} is no rule set: its JSON nests deeper than Python's parser goes") from None
         # (a file holding null is no rule set, not "no rules": that is only a store's or server's answer)
         return _validated(data, f"rules file {path}")
     if isinstance(source, dict):

@@ -22,6 +22,7 @@ import html as html_lib
 import json
 import math
 import re
+import zlib
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -201,30 +202,35 @@ def _strings(data: dict[str, Any], key: str) -> list[str]:
 
 
 def read_spider_file(path: str | Path) -> Page:
-    """Read and convert one spider page file (``.json`` or ``.json.gz``)."""
-    path = Path(path)
-    raw = path.read_bytes()
-    if path.suffix == ".gz":
-        raw = gzip.decompress(raw)
-    try:
-        data = json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise PageError("(file)", f"not JSON: {exc}") from None
-    return page_from_spider(data)
+    """Read and convert one spider page file (``.json`` or ``.json.gz``); raises :class:`PageError` for
+    anything else, OSError when it cannot be read."""
+    return page_from_spider(_read_json_file(path))
 
 
 def read_page_file(path: str | Path) -> Page:
     """A page file in either format — sitewise page JSON or spider JSON (it has ``texts``) — plain or
-    gzipped; raises :class:`PageError` for anything else."""
+    gzipped; raises :class:`PageError` for anything else, OSError when it cannot be read."""
+    data = _read_json_file(path)
+    return page_from_spider(data) if isinstance(data, dict) and "texts" in data else Page.from_dict(data)
+
+
+def _read_json_file(path: str | Path) -> Any:
+    """The JSON a page file holds (gunzipped when its name ends ``.gz``). A file cut short (an interrupted
+    copy), not gzip, not JSON or nested deeper than Python's JSON parser goes is a :class:`PageError`,
+    as a page breaking the format is: the caller reports it and goes on with the other files."""
     path = Path(path)
     raw = path.read_bytes()
     if path.suffix == ".gz":
-        raw = gzip.decompress(raw)
+        try:
+            raw = gzip.decompress(raw)
+        except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
+            raise PageError("(file)", f"not a whole gzip file: {exc}") from None
     try:
-        data = json.loads(raw)
+        return json.loads(raw)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise PageError("(file)", f"not JSON: {exc}") from None
-    return page_from_spider(data) if isinstance(data, dict) and "texts" in data else Page.from_dict(data)
+    except RecursionError:
+        raise PageError("(file)", "not a page: its JSON nests deeper than Python's parser goes") from None
 
 
 def spider_files(root: str | Path) -> Iterator[Path]:

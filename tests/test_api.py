@@ -2,6 +2,7 @@
 Markdown), ``sitewise.learn``, clear errors for bad input, and a cheap ``import sitewise``."""
 from __future__ import annotations
 
+import gzip
 import json
 import re
 import subprocess
@@ -279,6 +280,9 @@ def test_a_rules_file_that_is_not_json_is_a_clear_error(tmp_path):
     path.write_text("{not json")
     with pytest.raises(sitewise.InputError, match="not JSON"):
         sitewise.extract("<p>hello</p>", rules=path)
+    path.write_text("[" * TOO_DEEP_JSON + "]" * TOO_DEEP_JSON)
+    with pytest.raises(sitewise.InputError, match="nests deeper than Python's parser goes"):
+        sitewise.extract("<p>hello</p>", rules=path)
     with pytest.raises(TypeError):
         sitewise.extract(42)  # type: ignore[arg-type]
 
@@ -341,6 +345,10 @@ def test_learn_refuses_what_it_cannot_learn_from(tmp_path):
         sitewise.learn([{"format": 1, "blocks": []}])
     with pytest.raises(sitewise.InputError, match="cannot read page file"):
         sitewise.learn([tmp_path / "missing.json"])
+    cut = tmp_path / "cut.json.gz"  # an interrupted copy
+    cut.write_bytes(gzip.compress(json.dumps({"url": "http://gazette.test/a", "blocks": []}).encode())[:30])
+    with pytest.raises(sitewise.InputError, match="cut.json.gz: .*not a whole gzip file"):
+        sitewise.learn([cut])
 
 
 def test_learn_is_also_the_learning_package():

@@ -2,6 +2,7 @@
 files named by options included; 1: the store does not answer), never a traceback."""
 from __future__ import annotations
 
+import gzip
 import json
 
 import pytest
@@ -39,12 +40,15 @@ def test_a_store_that_does_not_answer_is_one_line_naming_it(args, hint, tmp_path
     assert (hint in err) if hint else "without the store" not in err
 
 
+#: A rule set that takes a page's paragraphs.
+PARAGRAPH_RULES = {"site": "x.test", "templates": [{"name": "t1", "match": [], "include": ["p"], "words": [0, 100]}]}
+
+
 @pytest.mark.parametrize("content, message", [(b"", "the page is empty"), (b"\x7fELF\x02" + b"\x00" * 64, "binary")],
                          ids=["empty", "binary"])
 def test_applying_rules_to_a_file_that_is_no_page_is_an_error(content, message, tmp_path, capsys):
     rules = tmp_path / "rules.json"
-    rules.write_text(json.dumps({"site": "x.test", "templates": [{"name": "t1", "match": [], "include": ["p"],
-                                                                   "words": [0, 100]}]}))
+    rules.write_text(json.dumps(PARAGRAPH_RULES))
     page = tmp_path / "page.html"
     page.write_bytes(content)
     assert main(["rules", "--rules", str(rules), "--apply", str(page)]) == 2
@@ -63,3 +67,12 @@ def test_a_rules_file_holding_null_is_an_error_not_no_rules(tmp_path, capsys):
     assert main(["rules", "--rules", str(rules)]) == 2
     assert capsys.readouterr().err == f"sitewise rules: error: rules file {rules}: (rules): must be a JSON object\n"
 
+
+def test_applying_rules_to_a_page_file_cut_short_names_it(tmp_path, capsys):
+    rules = tmp_path / "rules.json"
+    rules.write_text(json.dumps(PARAGRAPH_RULES))
+    page = tmp_path / "page.json.gz"
+    page.write_bytes(gzip.compress(json.dumps({"url": "http://x.test/a", "blocks": []}).encode())[:30])
+    assert main(["rules", "--rules", str(rules), "--apply", str(page)]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.startswith(f"sitewise rules: error: {page}: (file): not a whole gzip file")

@@ -11,7 +11,9 @@ import pytest
 from sitewise.cli import main
 from sitewise.learn.selectors import parse_path, selects_path
 from sitewise.page import STYLE_PROPERTIES, Page, PageError
-from sitewise.spider_import import normalise_style_value, page_from_spider, read_spider_file, spider_files
+from sitewise.spider_import import (
+    normalise_style_value, page_from_spider, read_page_file, read_spider_file, spider_files,
+)
 
 FIXTURE = Path(__file__).parent / "fixtures" / "spider"
 
@@ -135,8 +137,6 @@ def test_cli_writes_page_files(tmp_path, capsys):
 
 
 def test_read_page_file_takes_either_format(tmp_path):
-    from sitewise.spider_import import read_page_file
-
     spider = read_page_file(FIXTURE / "002.json")
     own = tmp_path / "page.json.gz"
     own.write_bytes(gzip.compress(json.dumps(spider.to_dict()).encode()))
@@ -144,3 +144,53 @@ def test_read_page_file_takes_either_format(tmp_path):
     (tmp_path / "bad.json").write_text("[1, 2]")
     with pytest.raises(PageError):
         read_page_file(tmp_path / "bad.json")
+
+
+#: Deeper than Python's JSON parser goes (RecursionError past its recursion limit, 1,000).
+TOO_DEEP_JSON = 3_000
+
+
+def cut_short(data: bytes) -> bytes:
+    """A gzip file as an interrupted copy leaves it."""
+    compressed = gzip.compress(data)
+    return compressed[: len(compressed) // 2]
+
+
+@pytest.mark.parametrize(
+    "name, content, message",
+    [
+        ("cut.json.gz", cut_short((FIXTURE / "000.json").read_bytes()), "not a whole gzip file"),
+        ("plain.json.gz", (FIXTURE / "000.json").read_bytes(), "not a whole gzip file"),
+        ("empty.json.gz", b"", "not JSON"),
+        ("deep.json", b"[" * TOO_DEEP_JSON + b"]" * TOO_DEEP_JSON, "nests deeper than Python's parser goes"),
+        ("deep.json.gz", gzip.compress(b"{\"a\":" * TOO_DEEP_JSON + b"1" + b"}" * TOO_DEEP_JSON), "nests deeper"),
+    ],
+    ids=["cut short", "not gzip", "empty", "nested too deep", "gzipped and nested too deep"],
+)
+def test_a_file_cut_short_or_nested_too_deep_is_a_page_error(tmp_path, name, content, message):
+    path = tmp_path / name
+    path.write_bytes(content)
+    for read in (read_page_file, read_spider_file):
+        with pytest.raises(PageError, match=message):
+            read(path)
+
+
+def test_cli_import_goes_on_past_a_file_cut_short(tmp_path, capsys):
+    folder = tmp_path / "pages"
+    shutil.copytree(FIXTURE, folder)
+    (folder / "cut.json.gz").write_bytes(cut_short((FIXTURE / "000.json").read_bytes()))
+    assert main(["import-spider", str(folder), "--out", str(tmp_path / "out")]) == 0
+    out, err = capsys.readouterr()
+    assert "imported 3 pages of 1 sites" in out and "1 failed" in out
+    assert err.splitlines() == [f"{folder / 'cut.json.gz'}: (file): not a whole gzip file: "
+                                "Compressed file ended before the end-of-stream marker was reached"]
+
+
+def test_cli_learn_goes_on_past_a_file_cut_short(tmp_path, capsys):
+    folder = tmp_path / "pages"
+    shutil.copytree(FIXTURE, folder)
+    (folder / "cut.json.gz").write_bytes(cut_short((FIXTURE / "000.json").read_bytes()))
+    assert main(["learn", "--files", str(folder), "--out", str(tmp_path / "rules.json")]) == 0
+    out, err = capsys.readouterr()
+    assert "harbourtimes.test: 3 pages" in out
+    assert err.startswith(f"{folder / 'cut.json.gz'}: (file): not a whole gzip file") and len(err.splitlines()) == 1

@@ -65,9 +65,14 @@ def _apply(rules: dict, file: Path) -> int:
     from ..learn.rules import apply_rules
 
     if file.name.endswith((".json", ".json.gz")):
+        from ..page import PageError
         from ..spider_import import read_page_file
 
-        found = apply_rules(rules, page=read_page_file(file))
+        try:
+            page = read_page_file(file)
+        except PageError as exc:
+            raise PageError(str(file), str(exc)) from None
+        found = apply_rules(rules, page=page)
     else:
         from ..api import InputError, readable_html
         from ..manifest import read_bytes
