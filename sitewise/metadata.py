@@ -9,6 +9,7 @@ gives is None. Only the HTML is read (never the network).
 from __future__ import annotations
 
 import datetime as _dt
+import html as html_lib
 import json
 import re
 from dataclasses import asdict, dataclass
@@ -60,11 +61,11 @@ def read_metadata(html: str) -> Metadata:
     meta = _meta_values(tree)
     article = _json_ld_article(tree)
     return Metadata(
-        title=_first(article.get("headline"), meta.get("og:title"), meta.get("twitter:title"),
+        title=_first(_ld_text(article.get("headline")), meta.get("og:title"), meta.get("twitter:title"),
                      _text(tree, "title"), _text(tree, "h1")),
         author=_first(_ld_names(article.get("author")), *(_author(meta.get(name)) for name in AUTHOR_META_NAMES),
                       _text(tree, "[rel=author]"), _text(tree, "[itemprop=author]")),
-        date=_iso_date(_first(article.get("datePublished"), *(meta.get(name) for name in DATE_META_NAMES),
+        date=_iso_date(_first(_ld_text(article.get("datePublished")), *(meta.get(name) for name in DATE_META_NAMES),
                               _attribute(tree, "[itemprop=datePublished]", "datetime", "content"),
                               _attribute(tree, "time[datetime]", "datetime"))),
         language=_language(_first(_attribute(tree, "html", "lang"), meta.get("content-language"),
@@ -134,9 +135,12 @@ def _ld_names(value: Any) -> str | None:
 
 
 def _ld_text(value: Any) -> str | None:
+    """A JSON-LD text value, its HTML entities decoded: a script's text is not HTML to the parser, yet
+    publishers escape it as if it were (WordPress's Yoast writes ``Traveler&#8217;s Guide &amp; Tips``).
+    Attribute values and element text come decoded from the parser and are not decoded twice."""
     if isinstance(value, dict):  # {"@type": "Language", "name": "English"}, {"@value": ...}
         value = value.get("@value", value.get("name"))
-    return _clean(value) if isinstance(value, str) else None
+    return _clean(html_lib.unescape(value)) if isinstance(value, str) else None
 
 
 def _text(tree: Any, selector: str) -> str | None:

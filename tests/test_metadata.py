@@ -63,3 +63,16 @@ def test_the_visible_page_when_nothing_else_says():
 )
 def test_broken_or_missing_metadata_is_none(html):
     assert read_metadata(html) == Metadata()
+
+
+def test_html_entities_in_json_ld_are_decoded_once_and_meta_values_not_again():
+    """WordPress (Yoast) escapes its JSON-LD as HTML; the parser has already decoded attribute values."""
+    html = page(
+        '<script type="application/ld+json">{"@type": "BlogPosting", "headline": "Budget Traveler&#8217;s Guide &amp; Tips",'
+        ' "author": {"@type": "Person", "name": "Ada &amp; Sam"}, "description": "Fish &amp;amp; chips"}</script>'
+        '<meta property="og:site_name" content="Fish &amp;amp; Chips Weekly">'
+    )
+    found = read_metadata(html)
+    assert found.title == "Budget Traveler\u2019s Guide & Tips" and found.author == "Ada & Sam"
+    assert found.description == "Fish &amp; chips"  # decoded once: the publisher escaped an "&amp;"
+    assert found.site_name == "Fish &amp; Chips Weekly"  # the parser decoded the attribute: not again
