@@ -50,6 +50,10 @@ NOT_LEARNED = "not_learned"
 MAX_ERROR_BODY_BYTES = 65_536
 #: Control characters but the whitespace ones (tab, new line, carriage return, form feed).
 _CONTROL = re.compile("[\x00-\x08\x0b\x0e-\x1f]")
+#: What no answer holds: the C0 control characters but tab and new line, DEL and the C1 controls. A page
+#: may carry them (``&#27;[2J`` spells a terminal's escape sequence) though a browser shows none of them,
+#: and printed to a terminal they would drive it.
+_UNPRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 class RulesUnavailable(SitewiseError):
@@ -90,7 +94,9 @@ class Extracted:
     reason: str
 
     def to_json(self) -> dict[str, Any]:
-        return {**asdict(self), "words": len(self.text.split())}
+        """The answer as ``output="json"`` gives it: its texts :func:`printable`, as every output's are."""
+        fields = {name: printable(value) if isinstance(value, str) else value for name, value in asdict(self).items()}
+        return {**fields, "words": len(fields["text"].split())}
 
 
 # -- extract -----------------------------------------------------------------------------------------
@@ -177,8 +183,15 @@ def formatted(found: Extracted, html: str, output: Output) -> str:
     if output == "markdown":
         from .markdown import to_markdown
 
-        return to_markdown(found.text, html)
-    return found.text
+        return printable(to_markdown(found.text, html))
+    return printable(found.text)
+
+
+def printable(text: str) -> str:
+    """``text`` without the control characters no reader's text holds (:data:`_UNPRINTABLE`). Applied as
+    an answer is given (text, Markdown, JSON), not to what the pipeline found: Markdown looks the page's
+    lines up by the text as found."""
+    return _UNPRINTABLE.sub("", text)
 
 
 def readable_html(html: str | bytes) -> str:

@@ -246,6 +246,30 @@ def test_json_ld_nested_too_deep_to_read_is_skipped_like_broken_json_ld(output):
         assert json.loads(found)["title"] == "Harbor strike ends"  # the page's next JSON-LD is still read
 
 
+#: A page whose text holds control characters: a terminal escape (clear the screen, set the window's
+#: title), a bell, a C1 control (as such: the parser reads "&#x9b;" as windows-1252's "›") and DEL, in its
+#: title, a paragraph and a code block.
+CONTROLS_PAGE = (
+    "<title>Harbor strike&#27;]0;pwned&#7; ends</title>"
+    "<p>Plain text &#27;[2J&#27;]0;pwned&#7; in a sentence about the harbor strike and the workers who voted.\x9b</p>"
+    "<pre>code &#27;[2J here&#127;\nline two of the code block</pre>"
+)
+#: What no answer may hold: C0 controls but tab and new line, DEL, C1 controls.
+UNPRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+@pytest.mark.parametrize("output", sitewise.api.OUTPUTS)
+def test_no_answer_carries_control_characters(output):
+    found = sitewise.extract(CONTROLS_PAGE, output=output)
+    texts = [value for value in json.loads(found).values() if isinstance(value, str)] if output == "json" else [found]
+    assert not any(UNPRINTABLE.search(text) for text in texts)
+    assert "Plain text [2J]0;pwned in a sentence" in "\n".join(texts).replace("\\", "")  # (Markdown escapes [ ])
+    if output == "markdown":
+        assert "```\ncode [2J here\nline two of the code block\n```" in found  # still read as code
+    if output == "json":
+        assert json.loads(found)["title"] == "Harbor strike]0;pwned ends"
+
+
 def test_pages_without_an_article_or_with_broken_text_give_a_clear_result():
     found = json.loads(sitewise.extract("<html><body><nav><a href='/'>Home</a></nav></body></html>", output="json"))
     assert found["text"] == "" and found["reason"]

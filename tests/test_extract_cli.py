@@ -43,6 +43,17 @@ def test_one_file_in_each_format(saved, sample_site, capsys):
     assert answer["text"] + "\n" == text and answer["source"] == str(saved[story]) and answer["language"] == "en"
 
 
+def test_control_characters_of_a_page_never_reach_the_terminal(tmp_path, capsys):
+    page = tmp_path / "page.html"
+    page.write_text("<p>Plain text &#27;[2J&#27;]0;pwned&#7; in a sentence about the harbor strike and the workers "
+                    "who voted.</p>", encoding="utf-8")
+    for output in ("text", "markdown"):
+        assert main(["extract", str(page), "--no-store", "--output", output]) == 0
+        out, err = capsys.readouterr()
+        assert out.replace("\\", "").startswith("Plain text [2J]0;pwned in a sentence")  # (Markdown escapes [ ])
+        assert "\x1b" not in out + err and "\x07" not in out
+
+
 def test_include_comments_keeps_an_articles_thread(tmp_path, capsys):
     page = tmp_path / "post.html"
     page.write_text(blog_page(), encoding="utf-8")
