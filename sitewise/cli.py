@@ -56,10 +56,19 @@ def main(argv: list[str] | None = None) -> int:
     except _store_errors() as exc:
         print(f"sitewise {args.command}: error: {_store_down(exc, args)}", file=sys.stderr)
         return 1
-    except (ValueError, KeyError, FileNotFoundError, SitewiseError) as exc:
-        # Bad input: one clear line, no traceback.
-        print(f"sitewise {args.command}: error: {exc}", file=sys.stderr)
+    except (ValueError, KeyError, OSError, SitewiseError) as exc:
+        # Bad input, files named by options included (a folder given for a file, a full disk): one clear
+        # line, no traceback. What a command writes is written whole or not at all (commands/output.py).
+        print(f"sitewise {args.command}: error: {_one_line(exc)}", file=sys.stderr)
         return 2
+
+
+def _one_line(exc: Exception) -> str:
+    """An error's message; an OSError's as the file it names and why (``/tmp: Is a directory``), not
+    Python's ``[Errno 21] Is a directory: '/tmp'``."""
+    if isinstance(exc, OSError) and exc.strerror:
+        return f"{os.fsdecode(exc.filename)}: {exc.strerror}" if isinstance(exc.filename, (str, bytes)) else exc.strerror
+    return str(exc)
 
 
 def _store_errors() -> tuple[type[Exception], ...]:

@@ -2,8 +2,12 @@
 files named by options included; 1: the store does not answer), never a traceback."""
 from __future__ import annotations
 
+import errno
 import gzip
 import json
+import os
+import shutil
+from pathlib import Path
 
 import pytest
 
@@ -76,3 +80,74 @@ def test_applying_rules_to_a_page_file_cut_short_names_it(tmp_path, capsys):
     assert main(["rules", "--rules", str(rules), "--apply", str(page)]) == 2
     out, err = capsys.readouterr()
     assert out == "" and err.startswith(f"sitewise rules: error: {page}: (file): not a whole gzip file")
+
+
+@pytest.fixture
+def page_files(tmp_path):
+    """A folder of (spider) page files a site is learned from, an HTML page and a file in the way: inputs
+    the commands below would accept."""
+    shutil.copytree(Path(__file__).parent / "fixtures" / "spider", tmp_path / "pages")
+    (tmp_path / "page.html").write_text("<p>" + "word " * 60 + "</p>")
+    (tmp_path / "existing.txt").write_text("kept\n")
+    (tmp_path / "folder.json").mkdir()
+    return tmp_path
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["learn", "--files", "{dir}/pages", "--out", "{dir}"], "--out {dir} is a folder; give a file"),
+        (["learn", "--files", "{dir}/pages", "--out", "{dir}/no/rules.json"], "--out {dir}/no/rules.json: no such folder"),
+        (["learn", "--files", "{dir}/pages", "--out", "/dev/full"], "/dev/full: No space left on device"),
+        (["collect", "{dir}/page.html", "--out", "{dir}/existing.txt"], "--out {dir}/existing.txt is a file; give a folder"),
+        (["collect", "{dir}/page.html", "--out", "{dir}/o", "--url-base", "not a url"], "--url-base must be an http(s) URL"),
+        (["collect", "{dir}/page.html", "--out", "{dir}/o", "--url-base", "https:///a/"], "--url-base: no host"),
+        (["collect", "{dir}/page.html", "--out", "{dir}/o", "--limit", "-1"], "--limit must be at least 1"),
+        (["import-spider", "{dir}/pages", "--out", "{dir}/existing.txt"], "--out {dir}/existing.txt is a file; give a folder"),
+        (["import-spider", "{dir}/pages", "--out", "{dir}/o", "--limit", "-1"], "--limit must be at least 1"),
+        (["rules", "--rules", "{dir}", "--apply", "{dir}/page.html"], "cannot read rules file {dir}: Is a directory"),
+        (["rules", "--rules", "{dir}/rules.json", "--apply", "{dir}/folder.json"], "{dir}/folder.json: Is a directory"),
+    ],
+    ids=["learn out folder", "learn out nowhere", "learn out full disk", "collect out file", "collect url base",
+         "collect url base without host", "collect limit", "import out file", "import limit", "rules folder",
+         "apply to folder"],
+)
+def test_an_output_or_input_path_that_cannot_be_used_is_one_line(args, message, page_files, capsys):
+    if "/dev/full" in args and not Path("/dev/full").exists():
+        pytest.skip("no /dev/full here")
+    (page_files / "rules.json").write_text(json.dumps(PARAGRAPH_RULES))
+    assert main([arg.format(dir=page_files) for arg in args]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.startswith(f"sitewise {args[0]}: error: {message.format(dir=page_files)}")
+    assert len(err.splitlines()) == 1 and (page_files / "existing.txt").read_text() == "kept\n"
+    assert not (page_files / "o").exists()  # refused before anything was written
+
+
+def test_an_output_file_is_written_whole_or_not_at_all(tmp_path, monkeypatch):
+    from sitewise.commands import output
+
+    path = tmp_path / "rules.json"
+    path.write_text("old\n")
+    path.chmod(0o640)
+    output.write_whole(path, "new\n")
+    assert path.read_text() == "new\n" and path.stat().st_mode & 0o777 == 0o640  # its mode kept
+    link = tmp_path / "latest.json"
+    link.symlink_to(path)
+    output.write_whole(link, "newer\n")
+    assert link.is_symlink() and path.read_text() == "newer\n"  # the link's file replaced, not the link
+
+    def disk_full(*args):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(output.os, "replace", disk_full)
+    with pytest.raises(OSError, match="No space left on device") as error:
+        output.write_whole(path, "lost\n")
+    assert error.value.filename == str(path)  # (named for the one line the command line prints)
+    assert path.read_text() == "newer\n" and sorted(p.name for p in tmp_path.iterdir()) == ["latest.json", "rules.json"]
+
+
+def test_an_output_that_is_no_regular_file_is_written_as_it_is():
+    from sitewise.commands.output import write_whole
+
+    write_whole(Path(os.devnull), "nothing\n")
+    assert Path(os.devnull).is_char_device()  # not replaced by a file

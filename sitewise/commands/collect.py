@@ -79,6 +79,7 @@ def run(args: argparse.Namespace) -> int:
 
     from sitewise.collect import Collector
 
+    _check_arguments(args)
     jobs, problems = _jobs(args)
     for problem in problems:
         print(f"skipped {problem}", file=sys.stderr)
@@ -114,6 +115,24 @@ def run(args: argparse.Namespace) -> int:
 # -- inputs ----------------------------------------------------------------------------------------
 
 
+def _check_arguments(args: argparse.Namespace) -> None:
+    """Refuse, before any page is read or rendered, a ``--limit`` below 1 and a ``--url-base`` that is no
+    web address with a host (Chromium would refuse every page at it, one by one)."""
+    from sitewise.page import PageError, host_of
+    from sitewise.urls import is_web_url
+
+    if args.limit is not None and args.limit < 1:
+        raise ValueError("--limit must be at least 1")
+    if args.url_base is None:
+        return
+    if not is_web_url(args.url_base) or any(character.isspace() for character in args.url_base):
+        raise ValueError(f"--url-base must be an http(s) URL such as http://blog.example/, not {args.url_base!r}")
+    try:
+        host_of(args.url_base)
+    except PageError as exc:
+        raise ValueError(f"--url-base: {exc.reason}") from None
+
+
 def _jobs(args: argparse.Namespace) -> tuple[list[Job], list[str]]:
     """The pages to collect (at most ``--limit``; stored bytes are read only for those) and the
     manifest entries that cannot be collected."""
@@ -125,7 +144,7 @@ def _jobs(args: argparse.Namespace) -> tuple[list[Job], list[str]]:
             jobs.append(Job(given, given, given))
         else:
             jobs.extend(_file_jobs(Path(given), args.url_base))
-    jobs = jobs[: max(0, limit)]
+    jobs = jobs[:limit]
     if args.manifest and len(jobs) < limit:
         manifest_jobs, problems = _manifest_jobs(args.manifest, limit - len(jobs))
         jobs.extend(manifest_jobs)
@@ -201,16 +220,19 @@ class FileSink:
     """One ``<name>.json`` per page in a folder (names made file-safe; URLs get a short hash)."""
 
     def __init__(self, folder: Path) -> None:
-        folder.mkdir(parents=True, exist_ok=True)
-        self.folder = folder
+        from .output import output_folder
+
+        self.folder = output_folder(folder)
         self.description = str(folder)
 
     def put(self, name: str, page: "Page") -> None:
+        from .output import write_whole
+
         path = self.folder / f"{file_name(name)}.json"
         try:
-            path.write_text(json.dumps(page.to_dict(), ensure_ascii=False), encoding="utf-8")
+            write_whole(path, json.dumps(page.to_dict(), ensure_ascii=False))
         except OSError as exc:
-            raise SinkError(f"cannot write {path}: {exc}") from None
+            raise SinkError(f"cannot write {path}: {exc.strerror}") from None
 
 
 def file_name(name: str) -> str:

@@ -24,17 +24,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..page import PageError
     from ..spider_import import read_spider_file, spider_files
+    from .output import output_folder, write_whole
 
-    files = [f for path in args.paths for f in spider_files(path)]
-    if args.limit is not None:
-        files = files[: max(0, args.limit)]
+    if args.limit is not None and args.limit < 1:
+        raise ValueError("--limit must be at least 1")
+    files = [f for path in args.paths for f in spider_files(path)][: args.limit]
     store = None
     if args.out is None:
         from ..store import open_store
 
         store = open_store()
     else:
-        args.out.mkdir(parents=True, exist_ok=True)
+        output_folder(args.out)
     imported, failed, sites = 0, 0, set()
     for number, file in enumerate(files):
         try:
@@ -47,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
             store.put_page(page)
         else:
             name = f"{number:05d}-{file.name.split('.')[0]}.json"
-            (args.out / name).write_text(json.dumps(page.to_dict(), ensure_ascii=False), encoding="utf-8")
+            write_whole(args.out / name, json.dumps(page.to_dict(), ensure_ascii=False))
         imported += 1
         sites.add(page.site)
     where = f"into {args.out}" if args.out else "into the store"

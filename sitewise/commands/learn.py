@@ -75,10 +75,13 @@ def _learn_files(args: argparse.Namespace) -> int:
     from ..learn.learner import SiteLearner
     from ..page import PageError
     from ..spider_import import read_page_file
+    from .output import check_output_file, write_whole
 
     missing = [str(path) for path in args.files if not path.exists()]
     if missing:
         raise FileNotFoundError(f"no such file or folder: {', '.join(missing)}")
+    if args.out:
+        check_output_file(args.out)  # before the learning, not after
     name = site_name(args.site) if args.site is not None else None
     pages = []
     for path in args.files:
@@ -96,7 +99,7 @@ def _learn_files(args: argparse.Namespace) -> int:
     learner = SiteLearner().fit(pages, site=name)
     text = json.dumps(learner.rules_, indent=2, ensure_ascii=False)
     if args.out:
-        args.out.write_text(text + "\n", encoding="utf-8")
+        write_whole(args.out, text + "\n")
         report = learner.report_
         print(f"{report.site}: {report.pages} pages, {len(report.templates)} templates, "
               f"confidence {learner.rules_['confidence']}, {report.seconds:.2f} s → {args.out}")
