@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 import json
+import os
+from pathlib import Path
 
 import pytest
 
@@ -52,6 +54,22 @@ def test_control_characters_of_a_page_never_reach_the_terminal(tmp_path, capsys)
         out, err = capsys.readouterr()
         assert out.replace("\\", "").startswith("Plain text [2J]0;pwned in a sentence")  # (Markdown escapes [ ])
         assert "\x1b" not in out + err and "\x07" not in out
+
+
+def test_json_lines_stay_utf8_for_a_file_name_that_is_not(tmp_path, capsysbinary):
+    """A file name's byte that is no UTF-8 (os.fsdecode keeps 0xFF as U+DCFF) is written as its \\u escape,
+    which reads back as the file's name, never as a raw byte in the output."""
+    paragraph = "<p>" + "The harbor workers voted to end the strike after long talks. " * 6 + "</p>"
+    odd = Path(os.fsdecode(bytes(tmp_path) + b"/n\xffame.html"))
+    odd.write_text(paragraph, encoding="utf-8")
+    plain = tmp_path / "plain.html"
+    plain.write_text(paragraph, encoding="utf-8")
+    for args in ([str(odd), str(plain), "--jobs", "1"], [str(odd), "--output", "json"]):
+        assert main(["extract", *args, "--no-store"]) == 0
+        out = capsysbinary.readouterr().out
+        assert b"\xff" not in out and b"\\udcff" in out
+        first = json.loads(out.decode("utf-8") if "json" in args else out.decode("utf-8").splitlines()[0])
+        assert first["source"] == str(odd) and os.path.exists(first["source"])
 
 
 def test_include_comments_keeps_an_articles_thread(tmp_path, capsys):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +25,8 @@ STDIN = "-"
 #: Pages handed to a worker process at a time: enough to keep the pool's round trips cheap, few enough
 #: that the progress bar and the output move steadily.
 CHUNK_PAGES = 4
+#: A lone surrogate: what ``os.fsdecode`` keeps of a file name's byte that is no UTF-8 (0xFF is U+DCFF).
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -205,7 +208,7 @@ def _print_one(answer: dict[str, Any], output: str) -> int:
         print(f"sitewise extract: error: {answer['source']}: {answer['error']}", file=sys.stderr)
         return 1
     if output == "json":
-        print(json.dumps(answer, ensure_ascii=False, indent=2))
+        print(_json_text(answer, indent=2))
     else:
         print(answer["output"])
     print(f"sitewise extract: {_how(answer)}; {answer['words']} words", file=sys.stderr)
@@ -224,11 +227,19 @@ def _print_lines(answers: Iterable[dict[str, Any]], total: int, args: argparse.N
             failed += "error" in answer or not answer.get("text")
             if "error" not in answer:
                 answer = _line(answer, output)
-            print(json.dumps(answer, ensure_ascii=False), flush=True)
+            print(_json_text(answer), flush=True)
             bar.update()
     if failed:
         print(f"sitewise extract: {failed} of {total} inputs gave no article", file=sys.stderr)
     return 1 if failed else 0
+
+
+def _json_text(answer: dict[str, Any], indent: int | None = None) -> str:
+    """``answer`` as JSON that is always UTF-8: a lone surrogate (a file name's byte that is no UTF-8) is
+    written as its ``\\u`` escape, not as the raw byte stdout would print. Python's ``json`` reads it back
+    as the name ``os.fsencode`` turns into the file's bytes."""
+    text = json.dumps(answer, ensure_ascii=False, indent=indent)
+    return _LONE_SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
 
 
 def _line(answer: dict[str, Any], output: str) -> dict[str, Any]:
