@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sitewise.api import readable_html
+from sitewise.api import printable, readable_html
 from sitewise.errors import InputError
 from sitewise.page import MAX_HTML_CHARS, Page, PageError, host_of
 from sitewise.pipeline import Article
@@ -76,9 +76,11 @@ def extract_request(data: Any) -> dict[str, Any]:
         except PageError as exc:
             raise ApiError.bad_field("url", exc.reason) from None
     try:
-        return find_article(page, html, site, url, include_comments).to_json()
+        answer = find_article(page, html, site, url, include_comments).to_json()
     except InputError as exc:  # the fallback's parser reads the page only in part (sitewise.mss.tokenize)
         raise ApiError.bad_field("html", str(exc)) from None
+    # as sitewise.extract answers: no control characters a reader's text never holds
+    return {**answer, "text": printable(answer["text"]), "body": printable(answer["body"])}
 
 
 def _readable(html: str) -> str:

@@ -402,6 +402,13 @@ def test_extract_finds_the_article_in_html_by_mss(client):
     assert body["fallback_reason"] == "site not learned"
 
 
+def test_extract_answers_carry_no_control_characters(client):
+    # a page's &#27;[2J spells a terminal's escape sequence: no answer of sitewise's carries it
+    html = ARTICLE_HTML.replace("new contract", "new &#27;[2Jcontract&#7;")
+    body = client.post("/api/extract", json={"html": html, "url": "https://news.example/x"}).get_json()
+    assert "new [2Jcontract" in body["text"] and "new [2Jcontract" in body["body"]
+
+
 def test_extract_keeps_an_articles_comment_thread_only_when_asked(client):
     request = {"html": blog_page(), "url": BLOG_URL}
     default = client.post("/api/extract", json=request).get_json()
