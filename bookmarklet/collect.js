@@ -3,8 +3,10 @@
  * and where they sit, as a page of format 1 (sitewise/schema/page.schema.json).
  *
  * The same file runs as a bookmarklet script in a reader's browser and in headless Chromium through
- * Playwright (sitewise/collect.py). Plain ES2019, no build step. It defines exactly two globals,
- * window.sitewiseCollect(options) and window.sitewiseCollectJSON(options), and never changes the page.
+ * Playwright (sitewise/collect.py). Plain ES2019, no build step. It defines exactly three globals,
+ * window.sitewiseCollect(options), window.sitewiseCollectJSON(options) and window.sitewiseBuiltins (the
+ * pristine built-ins below, which bookmarklet/sitewise.js uses too), and never changes the page (but for
+ * an empty iframe it adds and removes at once, see "Pristine built-ins").
  *
  * Phases of sitewiseCollect:
  *   1. walkRenderedTree  visit the flat tree (open shadow roots and their slots included) in document
@@ -41,6 +43,18 @@
  * a button inside a sentence) and blocks for everything else (a div or li laid out in columns).
  * display:contents is transparent. A block keeps only its own text: a nested block is a block of its
  * own, and the parent's text on either side of it is joined with a space. Blocks come in the order of their first visible text.
+ *
+ * Pristine built-ins: the script runs inside pages that patch JavaScript's and the DOM's built-ins.
+ * Prototype.js 1.6 adds Array.prototype.toJSON (JSON.stringify then writes every array as a string),
+ * polyfills replace Array.prototype.push, String.prototype.trim, Math.round, window.getComputedStyle or
+ * document.querySelectorAll. So what the collector calls comes from a fresh realm, the window of an
+ * about:blank iframe that is added and removed before anything else runs (frame-src policies do not
+ * apply to about:blank): its functions are called uncurried (stringTrim(text), as text.trim() would look
+ * trim up on the page's String.prototype), its regular expressions match, its arrays and maps hold what
+ * is collected, and JSON is written from a copy made in it (stringify). A detached window drops its DOM
+ * interface objects, so those are read while the frame is attached. Nodes' own properties (nodeType,
+ * localName, childNodes, ...) are read as the page has them. Only when no fresh realm can be had (a page
+ * sandboxed by its Content-Security-Policy sees the frame as cross-origin) are the page's own used.
  */
 (function () {
   "use strict";
@@ -87,12 +101,29 @@
   var BLOCK = 1, INLINE = 2, TRANSPARENT = 3;
   var NO_ATTRS = {};
 
+  var builtins = pristineBuiltins();
+  var list = builtins.list, stringify = builtins.stringify, regExp = builtins.regExp;
+  var stringTrim = builtins.stringTrim, stringReplace = builtins.stringReplace, stringSplit = builtins.stringSplit;
+  var stringIndexOf = builtins.stringIndexOf, stringSlice = builtins.stringSlice;
+  var stringToLowerCase = builtins.stringToLowerCase, arrayFilter = builtins.arrayFilter;
+  var attribute = builtins.attribute, hasAttribute = builtins.hasAttribute, boxOf = builtins.boxOf;
+  var computedStyle = builtins.computedStyle, cssValue = builtins.cssValue, queryAll = builtins.queryAll;
+  var realm = builtins.realm, round = realm.Math.round, parseNumber = realm.parseFloat;
+
+  var NON_SPACE = regExp(/\S/);
+  var SPACE_RUNS = regExp(/\s+/g);
+  var CLASS_SEPARATOR = regExp(/\s+/);
+  var CLIP_SEPARATOR = regExp(/[\s,)]+/);
+  var CLIP_PATH_INSET = regExp(/^inset\(\s*([\d.]+)%/);
+  var PIXEL_LENGTH = regExp(/^-?[\d.]+(e-?\d+)?px$/);
+  var QUOTES_AROUND = regExp(/^["']|["']$/g);
+
   function sitewiseCollect(options) {
     options = options || {};
     var walk = walkRenderedTree(document.documentElement);
-    var lineages = new Map();
+    var lineages = new realm.Map();
     var styles = options.styleTable ? new StyleTable() : null;
-    var blocks = [];
+    var blocks = list();
     for (var i = 0; i < walk.records.length; i++) {
       try {
         var block = describeBlock(walk.records[i], walk.styleOf, lineages, styles);
@@ -108,7 +139,7 @@
   }
 
   function sitewiseCollectJSON(options) {
-    return JSON.stringify(sitewiseCollect(options));
+    return stringify(sitewiseCollect(options));
   }
 
   // -- 1. walk -------------------------------------------------------------------------------------
@@ -117,21 +148,21 @@
   // stack). Each element gets a context: the block record its inline text goes to, whether it is
   // inside a link, the carried attributes, and whether its own text is visible.
   function walkRenderedTree(root) {
-    var styles = new Map();
+    var styles = new realm.Map();
     function styleOf(element) {
       var style = styles.get(element);
       if (!style) {
-        style = window.getComputedStyle(element);
+        style = computedStyle(element);
         styles.set(element, style);
       }
       return style;
     }
-    var pageWidth = Math.max(document.documentElement.scrollWidth, window.innerWidth);
-    var records = [];
+    var pageWidth = realm.Math.max(document.documentElement.scrollWidth, window.innerWidth);
+    var records = list();
     var rootContext = {
       block: null, inLink: false, attrs: NO_ATTRS, textVisible: true, scripting: isScriptingEnabled()
     };
-    var stack = [root, rootContext];
+    var stack = list(root, rootContext);
     while (stack.length) {
       var context = stack.pop();
       var node = stack.pop();
@@ -153,7 +184,7 @@
     var record = context.block;
     if (!record || !context.textVisible) return;
     var data = node.data;
-    var hasText = /\S/.test(data);
+    var hasText = NON_SPACE.test(data);
     if (!record.listed) {
       if (!hasText) return;  // leading white space of a block shows nothing
       record.listed = true;
@@ -176,7 +207,7 @@
       return null;
     }
     var style = styleOf(element);
-    var display = style.display;
+    var display = cssValue(style, "display");
     if (display === "none") return null;
     var isBlock = displayKind(tag, display) === BLOCK;
     if (isBlock && isHiddenContent(style)) return null;
@@ -186,10 +217,10 @@
     var block = context.block;
     if (isBlock) {
       if (block) block.pendingSpace = true;  // the parent's text resumes after this block: keep words apart
-      block = {element: element, parts: [], linkChars: 0, attrs: attrs, listed: false, pendingSpace: false};
+      block = {element: element, parts: list(), linkChars: 0, attrs: attrs, listed: false, pendingSpace: false};
     }
-    var inLink = context.inLink || (tag === "a" && element.hasAttribute("href"));
-    var textVisible = style.visibility === "visible" && style.fontSize !== "0px";
+    var inLink = context.inLink || (tag === "a" && hasAttribute(element, "href"));
+    var textVisible = cssValue(style, "visibility") === "visible" && cssValue(style, "font-size") !== "0px";
     if (block === context.block && inLink === context.inLink && attrs === context.attrs &&
         textVisible === context.textVisible) {
       return context;
@@ -202,7 +233,7 @@
   // element, so the page is untouched.
   function isScriptingEnabled() {
     try {
-      var probe = document.createElement("noscript");
+      var probe = builtins.createElement(document, "noscript");
       probe.innerHTML = "<b></b>";
       return probe.firstChild === null || probe.firstChild.nodeType === 3;
     } catch (error) {
@@ -212,31 +243,34 @@
 
   function displayKind(tag, display) {
     if (display === "contents") return TRANSPARENT;
-    if (display === "inline" || display.indexOf("ruby") === 0) return INLINE;
+    if (display === "inline" || stringIndexOf(display, "ruby") === 0) return INLINE;
     // MathML: a formula is one piece of text (its mi/mo/mn compute to "block math" for the math
     // layout inside it); only <math display="block"> is a block of its own.
-    if (display.indexOf("math") !== -1) return tag === "math" && display === "block math" ? BLOCK : INLINE;
-    if (display.indexOf("inline") === 0) return PHRASING_TAGS[tag] === 1 ? INLINE : BLOCK;
+    if (stringIndexOf(display, "math") !== -1) return tag === "math" && display === "block math" ? BLOCK : INLINE;
+    if (stringIndexOf(display, "inline") === 0) return PHRASING_TAGS[tag] === 1 ? INLINE : BLOCK;
     return BLOCK;
   }
 
   // Properties that only act on block containers (so inline elements need not be asked): contents
   // skipped by content-visibility, and text pushed out of sight by text-indent.
   function isHiddenContent(style) {
-    return style.contentVisibility === "hidden" ||
-           parseFloat(style.textIndent) <= -OFFSCREEN_TEXT_INDENT_PX;
+    return cssValue(style, "content-visibility") === "hidden" ||
+           parseNumber(cssValue(style, "text-indent")) <= -OFFSCREEN_TEXT_INDENT_PX;
   }
 
   function isHiddenBox(element, tag, style, pageWidth) {
     if (tag === "html" || tag === "body") return false;  // their overflow belongs to the viewport
-    var clips = style.overflowX !== "visible" || style.overflowY !== "visible";
-    var position = style.position;
+    var clips = cssValue(style, "overflow-x") !== "visible" || cssValue(style, "overflow-y") !== "visible";
+    var position = cssValue(style, "position");
     var positioned = position === "absolute" || position === "fixed";
-    if (positioned && (isClippedByClip(style.clip) || isClippedByClipPath(style.clipPath))) return true;
-    if (!clips && !positioned && style.transform === "none") return false;
-    var rect = element.getBoundingClientRect();
+    if (positioned && (isClippedByClip(cssValue(style, "clip")) || isClippedByClipPath(cssValue(style, "clip-path")))) {
+      return true;
+    }
+    var transformed = cssValue(style, "transform") !== "none";
+    if (!clips && !positioned && !transformed) return false;
+    var rect = boxOf(element);
     if (clips && (rect.width <= CLIPPED_AWAY_PX || rect.height <= CLIPPED_AWAY_PX)) return true;
-    if (positioned || style.transform !== "none") {
+    if (positioned || transformed) {
       // A fixed box lives in the viewport, anything else on the page (wherever the reader scrolled).
       var fixed = position === "fixed";
       var left = rect.left + (fixed ? 0 : window.scrollX), top = rect.top + (fixed ? 0 : window.scrollY);
@@ -248,24 +282,24 @@
 
   // clip: rect(top, right, bottom, left) leaving at most a pixel ("auto" edges never clip).
   function isClippedByClip(clip) {
-    if (!clip || clip.indexOf("rect(") !== 0) return false;
-    var edges = clip.slice(5).split(/[\s,)]+/).filter(Boolean).map(parseFloat);
-    if (edges.length < 4 || edges.some(isNaN)) return false;
+    if (!clip || stringIndexOf(clip, "rect(") !== 0) return false;
+    var edges = stringSplit(stringSlice(clip, 5), CLIP_SEPARATOR).filter(realm.Boolean).map(parseNumber);
+    if (edges.length < 4 || edges.some(realm.isNaN)) return false;
     return edges[1] - edges[3] <= CLIPPED_AWAY_PX || edges[2] - edges[0] <= CLIPPED_AWAY_PX;
   }
 
   // clip-path: inset(50%) or more cuts the box away entirely.
   function isClippedByClipPath(clipPath) {
-    var match = /^inset\(\s*([\d.]+)%/.exec(clipPath || "");
-    return !!match && parseFloat(match[1]) >= 50;
+    var match = CLIP_PATH_INSET.exec(clipPath || "");
+    return !!match && parseNumber(match[1]) >= 50;
   }
 
   function carriedAttributes(element, inherited) {
     var own = null;
     for (var i = 0; i < CARRIED_ATTRIBUTES.length; i++) {
-      var value = element.getAttribute(CARRIED_ATTRIBUTES[i]);
+      var value = attribute(element, CARRIED_ATTRIBUTES[i]);
       if (value !== null && value !== "") {
-        if (!own) own = Object.assign({}, inherited);
+        if (!own) own = realm.Object.assign({}, inherited);
         own[CARRIED_ATTRIBUTES[i]] = value;
       }
     }
@@ -282,7 +316,7 @@
                element.assignedNodes().length) {
       children = element.assignedNodes();
     } else if (element.localName === "details" && !element.open) {
-      children = Array.prototype.filter.call(element.children, function (child) {
+      children = arrayFilter(element.children, function (child) {
         return child.localName === "summary";
       }).slice(0, 1);
     } else {
@@ -298,8 +332,8 @@
   // styles, so the page's JSON shrinks by about half, and with it the time to stringify, send and parse
   // it. The bookmarklet uploads the plain format (style objects).
   function StyleTable() {
-    this.rows = [];
-    this.indexOfKey = new Map();
+    this.rows = list();
+    this.indexOfKey = new realm.Map();
   }
 
   StyleTable.prototype.indexOf = function (values) {
@@ -318,7 +352,7 @@
     if (!text) return null;
     var element = record.element;
     var lineage = lineageOf(element, lineages);
-    var rect = element.getBoundingClientRect();
+    var rect = boxOf(element);
     var block = {
       text: text,
       tag: element.localName,
@@ -331,7 +365,7 @@
         height: round1(rect.height)
       },
       style: styles ? styles.indexOf(styleValues(styleOf(element))) : normalisedStyle(styleOf(element)),
-      link_chars: Math.min(record.linkChars, text.length)
+      link_chars: realm.Math.min(record.linkChars, text.length)
     };
     if (record.attrs !== NO_ATTRS) block.attrs = record.attrs;
     return block;
@@ -340,7 +374,7 @@
   // Tag path from html and selector path from body, memoised per element (blocks share ancestors).
   // A shadow root's host stands in for its parent, so blocks in shadow trees still have a full path.
   function lineageOf(element, lineages) {
-    var chain = [];
+    var chain = list();
     var node = element;
     var known = null;
     while (node) {
@@ -356,11 +390,11 @@
       var lineage;
       if (known) {
         lineage = {
-          path: known.path.concat([tag]),
+          path: known.path.concat(list(tag)),
           selector: known.selector ? known.selector + " > " + step : (tag === "body" ? step : "")
         };
       } else {
-        lineage = {path: [tag], selector: tag === "body" ? step : ""};
+        lineage = {path: list(tag), selector: tag === "body" ? step : ""};
       }
       lineages.set(current, lineage);
       known = lineage;
@@ -381,9 +415,9 @@
   function selectorStep(element) {
     if (element.localName === "body") return "body";
     var step = cssEscape(element.localName);
-    var id = element.getAttribute("id");
+    var id = attribute(element, "id");
     if (id) step += "#" + cssEscape(id);
-    var classes = (element.getAttribute("class") || "").split(/\s+/);
+    var classes = stringSplit(attribute(element, "class") || "", CLASS_SEPARATOR);
     for (var i = 0; i < classes.length; i++) {
       if (classes[i]) step += "." + cssEscape(classes[i]);
     }
@@ -391,7 +425,7 @@
   }
 
   function cssEscape(identifier) {
-    return window.CSS.escape(identifier);
+    return realm.CSS.escape(identifier);
   }
 
   function normalisedStyle(style) {
@@ -403,26 +437,26 @@
 
   // The normalised values of STYLE_PROPERTIES, in that order.
   function styleValues(style) {
-    var values = new Array(STYLE_PROPERTIES.length);
+    var values = new realm.Array(STYLE_PROPERTIES.length);
     for (var i = 0; i < STYLE_PROPERTIES.length; i++) {
-      values[i] = normalisedValue(STYLE_PROPERTIES[i], style.getPropertyValue(STYLE_PROPERTIES[i]));
+      values[i] = normalisedValue(STYLE_PROPERTIES[i], cssValue(style, STYLE_PROPERTIES[i]));
     }
     return values;
   }
 
   function normalisedValue(name, value) {
-    value = (value || "").trim();
-    if (LENGTH_PROPERTIES[name] === 1 && /^-?[\d.]+(e-?\d+)?px$/.test(value)) {
-      return Math.round(parseFloat(value)) + "px";
+    value = stringTrim(value || "");
+    if (LENGTH_PROPERTIES[name] === 1 && PIXEL_LENGTH.test(value)) {
+      return round(parseNumber(value)) + "px";
     }
     if (name === "font-family") {
-      return value.split(",")[0].trim().replace(/^["']|["']$/g, "").toLowerCase();
+      return stringToLowerCase(stringReplace(stringTrim(stringSplit(value, ",")[0]), QUOTES_AROUND, ""));
     }
     if (name === "font-weight") {
       if (value === "normal") return "400";
       if (value === "bold") return "700";
-      var weight = parseFloat(value);
-      return isNaN(weight) ? value : String(Math.round(weight));
+      var weight = parseNumber(value);
+      return realm.isNaN(weight) ? value : "" + round(weight);
     }
     return value;
   }
@@ -434,20 +468,20 @@
       format: FORMAT_VERSION,
       url: location.href,
       canonical_url: canonicalUrl(),
-      titles: nonEmpty([
+      titles: nonEmpty(list(
         documentTitle(),
         metaContent('meta[property="og:title" i], meta[name="og:title" i]'),
         metaContent('meta[name="twitter:title" i], meta[property="twitter:title" i]')
-      ]),
-      descriptions: nonEmpty([
+      )),
+      descriptions: nonEmpty(list(
         metaContent('meta[name="description" i]'),
         metaContent('meta[property="og:description" i], meta[name="og:description" i]'),
         metaContent('meta[name="twitter:description" i], meta[property="twitter:description" i]')
-      ]),
-      lang: (document.documentElement.getAttribute("lang") || "").trim() ||
+      )),
+      lang: stringTrim(attribute(document.documentElement, "lang") || "") ||
             metaContent('meta[http-equiv="content-language" i]') || null,
       viewport: {width: window.innerWidth, height: window.innerHeight},
-      collected_at: new Date().toISOString(),
+      collected_at: new realm.Date().toISOString(),
       collector: options.collector || "bookmarklet"
     };
     if (options.includeHtml) {
@@ -461,46 +495,129 @@
   // an old page's <img name="title"> makes document.title that image), so the title is read through
   // Document's own getter.
   function documentTitle() {
-    var property = Object.getOwnPropertyDescriptor(Document.prototype, "title");
+    var property = realm.Object.getOwnPropertyDescriptor(realm.Document.prototype, "title");
     var title = property && property.get ? property.get.call(document) : document.title;
     return typeof title === "string" ? title : "";
   }
 
   function canonicalUrl() {
-    var link = document.querySelector('link[rel~="canonical" i][href]');
-    var href = link ? link.getAttribute("href").trim() : "";
+    var link = queryAll(document, 'link[rel~="canonical" i][href]')[0];
+    var href = link ? stringTrim(attribute(link, "href")) : "";
     if (!href) href = metaContent('meta[property="og:url" i], meta[name="og:url" i]');
     if (!href) return null;
     try {
-      return new URL(href, document.baseURI).href;
+      return new realm.URL(href, document.baseURI).href;
     } catch (error) {
       return null;  // not a URL: better none than a wrong key
     }
   }
 
   function metaContent(selector) {
-    var elements = document.querySelectorAll(selector);
+    var elements = queryAll(document, selector);
     for (var i = 0; i < elements.length; i++) {
-      var content = collapse(elements[i].getAttribute("content") || "");
+      var content = collapse(attribute(elements[i], "content") || "");
       if (content) return content;
     }
     return "";
   }
 
   function nonEmpty(values) {
-    return values.map(function (value) { return collapse(value || ""); }).filter(Boolean);
+    return values.map(function (value) { return collapse(value || ""); }).filter(realm.Boolean);
+  }
+
+  // -- pristine built-ins --------------------------------------------------------------------------
+
+  // What the collector and the reader script call, taken from a fresh realm (see the header).
+  function pristineBuiltins() {
+    var realm = freshRealm() || realmOf(window);
+    var call = realm.Function.prototype.call;
+    function uncurry(method) {
+      return call.bind(method);  // uncurry(trim)(text) is trim.call(text), with no lookup on the page's prototypes
+    }
+    return {
+      realm: realm,
+      // An array of the arguments, made in the fresh realm (Array.of, as new Array(3) means length 3).
+      list: function () { return realm.Array.of.apply(realm.Array, arguments); },
+      regExp: function (literal) { return new realm.RegExp(literal); },
+      stringify: function (value) { return realm.JSON.stringify(pristineCopy(realm, value)); },
+      parse: realm.JSON.parse,
+      stringTrim: uncurry(realm.String.prototype.trim),
+      stringReplace: uncurry(realm.String.prototype.replace),
+      stringSplit: uncurry(realm.String.prototype.split),
+      stringIndexOf: uncurry(realm.String.prototype.indexOf),
+      stringSlice: uncurry(realm.String.prototype.slice),
+      stringToLowerCase: uncurry(realm.String.prototype.toLowerCase),
+      stringMatch: uncurry(realm.String.prototype.match),
+      arrayFilter: uncurry(realm.Array.prototype.filter),
+      attribute: uncurry(realm.Element.prototype.getAttribute),
+      hasAttribute: uncurry(realm.Element.prototype.hasAttribute),
+      boxOf: uncurry(realm.Element.prototype.getBoundingClientRect),
+      closest: uncurry(realm.Element.prototype.closest),
+      createElement: uncurry(realm.Document.prototype.createElement),
+      computedStyle: function (element) { return realm.getComputedStyle.call(window, element); },
+      cssValue: uncurry(realm.CSSStyleDeclaration.prototype.getPropertyValue),
+      // querySelectorAll of a document or an element (the two interfaces have a copy each).
+      queryAll: function (root, selector) {
+        var owner = root.nodeType === 9 ? realm.Document : realm.Element;
+        return owner.prototype.querySelectorAll.call(root, selector);
+      }
+    };
+  }
+
+  // The window of an empty iframe, read while it is attached, or null when it cannot be had or read.
+  function freshRealm() {
+    var parent = document.documentElement;
+    try {
+      var frame = document.createElementNS("http://www.w3.org/1999/xhtml", "iframe");
+      parent.appendChild(frame);
+      try {
+        var frameWindow = frame.contentWindow;
+        return frameWindow && frameWindow !== window ? realmOf(frameWindow) : null;
+      } finally {
+        parent.removeChild(frame);
+      }
+    } catch (error) {
+      return null;  // a sandboxed page's frame is cross-origin to it, or the page refused the frame
+    }
+  }
+
+  function realmOf(global) {
+    return {
+      Array: global.Array, Map: global.Map, Set: global.Set, Object: global.Object, JSON: global.JSON,
+      Math: global.Math, RegExp: global.RegExp, String: global.String, Function: global.Function,
+      Boolean: global.Boolean, Date: global.Date, URL: global.URL, parseFloat: global.parseFloat,
+      isNaN: global.isNaN, CSS: global.CSS, getComputedStyle: global.getComputedStyle,
+      Document: global.Document, Element: global.Element, CSSStyleDeclaration: global.CSSStyleDeclaration
+    };
+  }
+
+  // JSON.stringify calls toJSON on the objects it writes, inherited ones too: the data is copied into
+  // the fresh realm first, whose arrays and objects inherit nothing the page added.
+  function pristineCopy(realm, value) {
+    if (value === null || typeof value !== "object") return value;
+    var copy, i;
+    if (realm.Array.isArray(value)) {
+      copy = new realm.Array(value.length);
+      for (i = 0; i < value.length; i++) copy[i] = pristineCopy(realm, value[i]);
+      return copy;
+    }
+    copy = new realm.Object();
+    var keys = realm.Object.keys(value);
+    for (i = 0; i < keys.length; i++) copy[keys[i]] = pristineCopy(realm, value[keys[i]]);
+    return copy;
   }
 
   // -- helpers -------------------------------------------------------------------------------------
 
   function collapse(text) {
-    return text.replace(/\s+/g, " ").trim();
+    return stringTrim(stringReplace(text, SPACE_RUNS, " "));
   }
 
   function round1(value) {
-    return Math.round(value * 10) / 10;
+    return round(value * 10) / 10;
   }
 
   window.sitewiseCollect = sitewiseCollect;
   window.sitewiseCollectJSON = sitewiseCollectJSON;
+  window.sitewiseBuiltins = builtins;
 })();

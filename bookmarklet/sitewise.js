@@ -18,6 +18,9 @@
  *                 copy text, report a wrong or missing block (POST /api/feedback).
  * When the page's Content-Security-Policy blocks the server, the panel says so.
  * window.sitewise exposes close(), ready (a promise of the run's state) and a few read-only helpers.
+ * Like collect.js it runs inside pages that patch built-ins, so it uses collect.js' pristine ones
+ * (window.sitewiseBuiltins): arrays, maps and sets of the fresh realm, JSON read and written there,
+ * string and DOM methods called uncurried.
  */
 (function () {
   "use strict";
@@ -26,6 +29,14 @@
     window.sitewise.close();
     return;
   }
+
+  var builtins = window.sitewiseBuiltins;
+  var realm = builtins.realm, list = builtins.list, stringify = builtins.stringify, parse = builtins.parse;
+  var stringReplace = builtins.stringReplace, stringSlice = builtins.stringSlice, stringIndexOf = builtins.stringIndexOf;
+  var stringToLowerCase = builtins.stringToLowerCase, stringSplit = builtins.stringSplit;
+  var stringTrim = builtins.stringTrim, stringMatch = builtins.stringMatch;
+  var closest = builtins.closest, queryAll = builtins.queryAll, createElement = builtins.createElement;
+  var attribute = builtins.attribute;
 
   var SCRIPT = document.currentScript;
   var SERVER = serverOf(SCRIPT);
@@ -51,26 +62,31 @@
   var MIN_REPEAT_WORDS = 4;
   // Whitespace as Python's \s and str.strip see it (apply_rules compares passages with these spaces
   // collapsed): JavaScript's \s lacks U+001C-U+001F and U+0085 and has U+FEFF.
-  var PYTHON_SPACES = /[\t-\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+/g;
+  var PYTHON_SPACES = builtins.regExp(/[\t-\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+/g);
+  var EDGE_SPACE = builtins.regExp(/^ | $/g);
+  var SPACE_RUNS = builtins.regExp(/\s+/g);
+  // Python's \w+ runs: letters and digits of any script, and "_".
+  var WORDS = builtins.regExp(/[\p{L}\p{N}_]+/gu);
+  var TRAILING_DOT = builtins.regExp(/\.$/);
 
-  var collectorGlobals = ["sitewiseCollect", "sitewiseCollectJSON"];
-  var restores = [];          // undo functions, run in reverse on close
-  var styled = new Map();     // element -> {property: [value, priority]} saved before we styled it
+  var collectorGlobals = list("sitewiseCollect", "sitewiseCollectJSON", "sitewiseBuiltins");
+  var restores = list();      // undo functions, run in reverse on close
+  var styled = new realm.Map();  // element -> {property: [value, priority]} saved before we styled it
   var cspBlocked = false;
   var closed = false;
   var state = {
     server: SERVER, site: null, url: location.href, method: null, ruleVersion: null, template: null,
-    pagesLearnedFrom: null, pagesStored: null, pagesNeeded: null, upload: null, blocks: 0, article: [], highlight: true,
+    pagesLearnedFrom: null, pagesStored: null, pagesNeeded: null, upload: null, blocks: 0, article: list(), highlight: true,
     error: null
   };
   var page = null;
-  var elements = [];          // block index -> element (or null when it could not be located)
-  var indexOf = new Map();    // element -> block index
+  var elements = list();       // block index -> element (or null when it could not be located)
+  var indexOf = new realm.Map();  // element -> block index
   var panel = null;
   var reporting = null;       // the report mode's listeners while it is on
 
   listen(document, "securitypolicyviolation", function (event) {
-    if (String(event.blockedURI || "").indexOf(SERVER) === 0) cspBlocked = true;
+    if (stringIndexOf("" + (event.blockedURI || ""), SERVER) === 0) cspBlocked = true;
   });
 
   var api = {
@@ -78,7 +94,7 @@
     state: state,
     server: SERVER,
     articleText: articleText,
-    highlightedElements: function () { return state.highlight ? articleElements() : []; },
+    highlightedElements: function () { return state.highlight ? articleElements() : list(); },
     ready: null
   };
 
@@ -112,7 +128,7 @@
 
   function upload(collected) {
     return request("POST", "/api/pages", collected).then(function (response) {
-      return response.json().then(function (body) {
+      return jsonOf(response).then(function (body) {
         if (response.ok) {
           state.upload = body.created ? "stored" : "updated";
           state.pagesStored = body.pages;
@@ -130,15 +146,15 @@
   function fetchRules(site) {
     return request("GET", "/rules/" + encodeURIComponent(site)).then(function (response) {
       if (response.status === 404) {
-        return response.json().then(function (body) {
+        return jsonOf(response).then(function (body) {
           // The upload's answer (it may come first) already counts this page.
-          state.pagesStored = Math.max(state.pagesStored || 0, body.pages || 0);
+          state.pagesStored = realm.Math.max(state.pagesStored || 0, body.pages || 0);
           state.pagesNeeded = body.min_pages_to_learn;
           return null;
         });
       }
       if (!response.ok) throw new Error("the server answered " + response.status + " for the site's rules");
-      return response.json();
+      return jsonOf(response);
     });
   }
 
@@ -151,12 +167,12 @@
   function articleByRules(rules) {
     if (rules.format !== RULES_FORMAT) return null;  // a format this script does not know: the server decides
     try {
-      var template = chooseTemplate(rules.templates || []);
+      var template = chooseTemplate(rules.templates || list());
       if (!template) return null;
-      var heading = new Set(selectBlocks(template.heading || [], []));
-      var chosen = dropRepeats(union(selectBlocks(template.include, template.exclude || []), Array.from(heading)));
+      var heading = new realm.Set(selectBlocks(template.heading || list(), list()));
+      var chosen = dropRepeats(union(selectBlocks(template.include, template.exclude || list()), realm.Array.from(heading)));
       var words = countWords(chosen.map(function (i) { return page.blocks[i].text; }).join("\n"));
-      var range = template.words || [0, Infinity];
+      var range = template.words || list(0, Infinity);
       // A heading with no body (a video page sharing the site's headline) is not an article either.
       var hasBody = chosen.some(function (i) { return !heading.has(i); });
       if (!hasBody || words < range[0] || words > range[1]) return null;
@@ -172,8 +188,8 @@
 
   function chooseTemplate(templates) {
     for (var i = 0; i < templates.length; i++) {
-      var matches = templates[i].match || [];
-      if (matches.every(function (selector) { return selectBlocks([selector], []).length > 0; })) return templates[i];
+      var matches = templates[i].match || list();
+      if (matches.every(function (selector) { return selectBlocks(list(selector), list()).length > 0; })) return templates[i];
     }
     return null;
   }
@@ -181,28 +197,28 @@
   function selectBlocks(include, exclude) {
     var includeList = joinSelectors(include);
     var excludeList = joinSelectors(exclude);
-    var chosen = [];
+    var chosen = list();
     if (!includeList) return chosen;
     for (var i = 0; i < elements.length; i++) {
       var element = elements[i];
-      if (element && element.closest(includeList) && !(excludeList && element.closest(excludeList))) chosen.push(i);
+      if (element && closest(element, includeList) && !(excludeList && closest(element, excludeList))) chosen.push(i);
     }
     return chosen;
   }
 
   // Two sorted lists of block indices as one, in document order.
   function union(first, second) {
-    var all = new Set(first.concat(second));
-    return Array.from(all).sort(function (a, b) { return a - b; });
+    var all = new realm.Set(first.concat(second));
+    return realm.Array.from(all).sort(function (a, b) { return a - b; });
   }
 
   // sitewise.learn.rules.drop_repeats on block indices: a block whose text repeats an earlier chosen
   // block's word for word (case and spacing aside) and has at least MIN_REPEAT_WORDS words is left out,
   // so a page carrying its article twice (a teaser copy above the full text) shows it once.
   function dropRepeats(chosen) {
-    var seen = new Set();
+    var seen = new realm.Set();
     return chosen.filter(function (index) {
-      var key = page.blocks[index].text.replace(PYTHON_SPACES, " ").replace(/^ | $/g, "").toLowerCase();
+      var key = stringToLowerCase(stringReplace(stringReplace(page.blocks[index].text, PYTHON_SPACES, " "), EDGE_SPACE, ""));
       if (countWords(key) < MIN_REPEAT_WORDS) return true;
       if (seen.has(key)) return false;
       seen.add(key);
@@ -210,28 +226,28 @@
     });
   }
 
-  // Words as rule sets count them: Python's \w+ runs (letters and digits of any script, and "_").
+  // Words as rule sets count them (WORDS).
   function countWords(text) {
-    var words = text.match(/[\p{L}\p{N}_]+/gu);
+    var words = stringMatch(text, WORDS);
     return words ? words.length : 0;
   }
 
   function joinSelectors(selectors) {
     if (!selectors) return "";
-    return (Array.isArray(selectors) ? selectors : [selectors]).filter(Boolean).join(", ");
+    return (realm.Array.isArray(selectors) ? selectors : list(selectors)).filter(realm.Boolean).join(", ");
   }
 
   function articleByServer() {
     panel.status("This site is not learned yet: asking the server to find the article…");
     var body = {page: withSanitisedHtml(page)};
     return request("POST", "/api/extract", body).then(function (response) {
-      return response.json().then(function (result) {
+      return jsonOf(response).then(function (result) {
         if (!response.ok) throw new Error(result.message || "extraction failed (" + response.status + ")");
         state.method = result.method;
         state.ruleVersion = result.rule_version || null;
         state.template = result.template || null;
         if (result.method === "rules" && result.pages_learned_from) state.pagesLearnedFrom = result.pages_learned_from;
-        return (result.blocks || []).filter(function (i) { return i >= 0 && i < elements.length; });
+        return (result.blocks || list()).filter(function (i) { return i >= 0 && i < elements.length; });
       });
     });
   }
@@ -242,55 +258,55 @@
   // block with a path is the first element with that path, at or after the previous one, whose text
   // holds the block's text.
   function locateBlocks(blocks) {
-    var candidates = new Map();
-    var cursor = new Map();
-    var texts = new Map();  // element -> its collapsed text, read once (large pages repeat candidates)
-    var located = [];
+    var candidates = new realm.Map();
+    var cursor = new realm.Map();
+    var texts = new realm.Map();  // element -> its collapsed text, read once (large pages repeat candidates)
+    var located = list();
     for (var i = 0; i < blocks.length; i++) {
       var selector = blocks[i].selector;
-      if (!candidates.has(selector)) candidates.set(selector, queryAll(selector));
-      var list = candidates.get(selector);
-      var probe = collapse(blocks[i].text).slice(0, LOCATE_PROBE_CHARS);
-      var found = findElement(list, probe, cursor.get(selector) || 0, texts);
-      if (found < 0) found = findElement(list, probe, 0, texts);
-      located.push(found < 0 ? null : list[found]);
+      if (!candidates.has(selector)) candidates.set(selector, elementsMatching(selector));
+      var matching = candidates.get(selector);
+      var probe = stringSlice(collapse(blocks[i].text), 0, LOCATE_PROBE_CHARS);
+      var found = findElement(matching, probe, cursor.get(selector) || 0, texts);
+      if (found < 0) found = findElement(matching, probe, 0, texts);
+      located.push(found < 0 ? null : matching[found]);
       if (found >= 0) cursor.set(selector, found + 1);
     }
     return located;
   }
 
-  function findElement(list, probe, start, texts) {
-    for (var i = start; i < list.length; i++) {
-      var text = texts.get(list[i]);
+  function findElement(matching, probe, start, texts) {
+    for (var i = start; i < matching.length; i++) {
+      var text = texts.get(matching[i]);
       if (text === undefined) {
-        text = collapse(list[i].textContent || "");
-        texts.set(list[i], text);
+        text = collapse(matching[i].textContent || "");
+        texts.set(matching[i], text);
       }
-      if (text.indexOf(probe) !== -1) return i;
+      if (stringIndexOf(text, probe) !== -1) return i;
     }
     return -1;
   }
 
-  function queryAll(selector) {
+  function elementsMatching(selector) {
     try {
-      return Array.prototype.slice.call(document.querySelectorAll(selector));
+      return realm.Array.from(queryAll(document, selector));
     } catch (error) {
-      return [];
+      return list();
     }
   }
 
   function dropEditableBlocks() {
-    var keptBlocks = [];
-    var keptElements = [];
+    var keptBlocks = list();
+    var keptElements = list();
     for (var i = 0; i < page.blocks.length; i++) {
       var element = elements[i];
-      if (element && element.closest(EDITABLE)) continue;
+      if (element && closest(element, EDITABLE)) continue;
       keptBlocks.push(page.blocks[i]);
       keptElements.push(element);
     }
     page.blocks = keptBlocks;
     elements = keptElements;
-    indexOf = new Map();
+    indexOf = new realm.Map();
     elements.forEach(function (element, index) {
       if (element && !indexOf.has(element)) indexOf.set(element, index);
     });
@@ -298,12 +314,12 @@
 
   // The DOM as served to the extractor: no scripts, and nothing a reader typed or a form pre-filled.
   function withSanitisedHtml(collected) {
-    var copy = Object.assign({}, collected);
+    var copy = realm.Object.assign({}, collected);
     try {
       var root = document.documentElement.cloneNode(true);
-      var drop = root.querySelectorAll("script, style, noscript, template, iframe, object, embed, svg, canvas");
+      var drop = queryAll(root, "script, style, noscript, template, iframe, object, embed, svg, canvas");
       for (var i = 0; i < drop.length; i++) drop[i].remove();
-      var fields = root.querySelectorAll("input, textarea, select, option, [contenteditable]");
+      var fields = queryAll(root, "input, textarea, select, option, [contenteditable]");
       for (var j = 0; j < fields.length; j++) {
         var field = fields[j];
         field.removeAttribute("value");
@@ -321,8 +337,8 @@
   // -- highlighting --------------------------------------------------------------------------------
 
   function articleElements() {
-    var seen = new Set();
-    var out = [];
+    var seen = new realm.Set();
+    var out = list();
     state.article.forEach(function (index) {
       var element = elements[index];
       if (element && !seen.has(element)) {
@@ -341,9 +357,9 @@
 
   function styleElement(element, style) {
     var saved = styled.get(element) || {};
-    Object.keys(style).forEach(function (property) {
+    realm.Object.keys(style).forEach(function (property) {
       if (!(property in saved)) {
-        saved[property] = [element.style.getPropertyValue(property), element.style.getPropertyPriority(property)];
+        saved[property] = list(element.style.getPropertyValue(property), element.style.getPropertyPriority(property));
       }
       element.style.setProperty(property, style[property], "important");
     });
@@ -353,21 +369,21 @@
   function unstyleElement(element, style) {
     var saved = styled.get(element);
     if (!saved) return;
-    Object.keys(style).forEach(function (property) {
+    realm.Object.keys(style).forEach(function (property) {
       if (!(property in saved)) return;
       var previous = saved[property];
       if (previous[0]) element.style.setProperty(property, previous[0], previous[1]);
       else element.style.removeProperty(property);
       delete saved[property];
     });
-    if (!Object.keys(saved).length) {
+    if (!realm.Object.keys(saved).length) {
       styled.delete(element);
-      if (element.getAttribute("style") === "") element.removeAttribute("style");
+      if (attribute(element, "style") === "") element.removeAttribute("style");
     }
   }
 
   function unstyleAll(style) {
-    Array.from(styled.keys()).forEach(function (element) { unstyleElement(element, style); });
+    realm.Array.from(styled.keys()).forEach(function (element) { unstyleElement(element, style); });
   }
 
   function articleText() {
@@ -430,7 +446,7 @@
     var kind = position >= 0 ? "not_article" : "missing";
     var block = page.blocks[index];
     if (kind === "not_article") state.article.splice(position, 1);
-    else state.article = state.article.concat([index]).sort(function (a, b) { return a - b; });
+    else state.article = state.article.concat(list(index)).sort(function (a, b) { return a - b; });
     applyHighlight();
     return sendFeedback(kind, block).then(function (message) {
       if (panel) panel.note(message);
@@ -443,7 +459,7 @@
       url: page.url,
       kind: kind,
       selector: block.selector,
-      text: block.text.slice(0, FEEDBACK_TEXT_CHARS),
+      text: stringSlice(block.text, 0, FEEDBACK_TEXT_CHARS),
       method: state.method,
       rule_version: state.ruleVersion
     }).then(function (response) {
@@ -457,7 +473,7 @@
 
   // -- the panel -----------------------------------------------------------------------------------
 
-  var PANEL_CSS = [
+  var PANEL_CSS = list(
     ":host { all: initial; }",
     ".panel { position: fixed; top: 16px; right: 16px; width: 320px; box-sizing: border-box; padding: 14px 16px 12px;",
     "  background: #1d2330; color: #f1f3f8; border-radius: 12px; box-shadow: 0 10px 30px rgba(0,0,0,.35);",
@@ -481,10 +497,10 @@
     ".error { margin: 6px 0 0; padding: 8px 10px; border-radius: 8px; background: #5a1f22; color: #ffd9d6; }",
     ".hint { margin: 10px 0 0; padding: 8px 10px; border-radius: 8px; background: #2a3142; font-size: 12.5px; }",
     ".foot { margin: 10px 0 0; font-size: 11.5px; color: #8d96ab; }"
-  ].join("\n");
+  ).join("\n");
 
   function createPanel() {
-    var host = document.createElement("sitewise-panel");
+    var host = createElement(document, "sitewise-panel");
     host.style.setProperty("all", "initial", "important");
     host.style.setProperty("position", "fixed", "important");
     host.style.setProperty("z-index", PANEL_Z_INDEX, "important");
@@ -502,7 +518,7 @@
       while (box.firstChild) box.removeChild(box.firstChild);
       var closeButton = element("button", {class: "close", title: "Close sitewise", "aria-label": "Close"}, "×");
       closeButton.addEventListener("click", close);
-      box.appendChild(element("div", {class: "head"}, [element("span", {class: "brand"}, "sitewise"), closeButton]));
+      box.appendChild(element("div", {class: "head"}, list(element("span", {class: "brand"}, "sitewise"), closeButton)));
       children.forEach(function (child) { if (child) box.appendChild(child); });
       if (note) box.appendChild(element("p", {class: "note", role: "status"}, note));
     }
@@ -510,8 +526,8 @@
     return {
       host: host,
       contains: function (node) { return node === host || host.contains(node); },
-      status: function (text) { draw([element("p", {class: "status"}, text)]); },
-      error: function (text) { draw([element("p", {class: "error", role: "alert"}, text)]); },
+      status: function (text) { draw(list(element("p", {class: "status"}, text))); },
+      error: function (text) { draw(list(element("p", {class: "error", role: "alert"}, text))); },
       note: function (text) { note = text; this.render(); },
       render: function () {
         if (state.error) return this.error(state.error);
@@ -541,13 +557,13 @@
     });
     var copy = button("Copy text", false, copyText);
     var reportButton = button(reporting ? "Done reporting" : "Report a block", !!reporting, startReporting);
-    return [
-      element("p", {class: "status"}, [method, headline]),
+    return list(
+      element("p", {class: "status"}, list(method, headline)),
       element("p", {class: "facts"}, learned),
-      element("div", {class: "actions"}, [toggle, copy, reportButton]),
+      element("div", {class: "actions"}, list(toggle, copy, reportButton)),
       reporting ? element("p", {class: "hint"}, "Click a highlighted block that is not article text, or a block that is article text but was missed. Esc to stop.") : null,
       element("p", {class: "foot"}, "Page " + (state.upload || "not sent") + " · " + SERVER)
-    ];
+    );
   }
 
   function button(label, on, action) {
@@ -561,7 +577,7 @@
 
   function copyText() {
     var text = articleText();
-    var done = function () { panel.note("Copied " + text.split(/\s+/).filter(Boolean).length + " words."); };
+    var done = function () { panel.note("Copied " + stringSplit(text, SPACE_RUNS).filter(realm.Boolean).length + " words."); };
     if (navigator.clipboard && window.isSecureContext) {
       navigator.clipboard.writeText(text).then(done, function () { copyWithSelection(text) ? done() : panel.note("The browser refused to copy."); });
     } else if (copyWithSelection(text)) {
@@ -572,7 +588,7 @@
   }
 
   function copyWithSelection(text) {
-    var area = document.createElement("textarea");
+    var area = createElement(document, "textarea");
     area.value = text;
     area.setAttribute("readonly", "");
     area.style.setProperty("position", "fixed", "important");
@@ -590,18 +606,18 @@
     try {
       var sheet = new CSSStyleSheet();
       sheet.replaceSync(css);
-      root.adoptedStyleSheets = [sheet];
+      root.adoptedStyleSheets = list(sheet);
     } catch (error) {
       root.appendChild(element("style", {}, css));
     }
   }
 
   function element(tag, attributes, children) {
-    var node = document.createElement(tag);
-    Object.keys(attributes || {}).forEach(function (name) {
+    var node = createElement(document, tag);
+    realm.Object.keys(attributes || {}).forEach(function (name) {
       if (attributes[name]) node.setAttribute(name, attributes[name]);
     });
-    (Array.isArray(children) ? children : children == null ? [] : [children]).forEach(function (child) {
+    (realm.Array.isArray(children) ? children : children == null ? list() : list(children)).forEach(function (child) {
       if (child == null) return;
       node.appendChild(typeof child === "string" ? document.createTextNode(child) : child);
     });
@@ -613,7 +629,7 @@
   function close() {
     closed = true;
     stopReporting();
-    unstyleAll(Object.assign({}, HIGHLIGHT_STYLE, HOVER_STYLE));
+    unstyleAll(realm.Object.assign({}, HIGHLIGHT_STYLE, HOVER_STYLE));
     while (restores.length) {
       try { restores.pop()(); } catch (error) { /* keep undoing the rest */ }
     }
@@ -636,7 +652,7 @@
     var options = {method: method, credentials: "omit", mode: "cors", referrerPolicy: "no-referrer", headers: {}};
     var prepared = Promise.resolve(options);
     if (body !== undefined) {
-      prepared = encodeBody(JSON.stringify(body)).then(function (encoded) {
+      prepared = encodeBody(stringify(body)).then(function (encoded) {
         options.headers["Content-Type"] = "application/json";
         if (encoded.gzip) options.headers["Content-Encoding"] = "gzip";
         options.body = encoded.data;
@@ -658,7 +674,7 @@
   // Pages compress about ten-fold; CompressionStream is in every current browser, plain JSON otherwise.
   function encodeBody(json) {
     if (typeof CompressionStream !== "function") return Promise.resolve({data: json, gzip: false});
-    var stream = new Blob([json]).stream().pipeThrough(new CompressionStream("gzip"));
+    var stream = new Blob(list(json)).stream().pipeThrough(new CompressionStream("gzip"));
     return new Response(stream).arrayBuffer().then(function (buffer) {
       return {data: buffer, gzip: true};
     }, function () {
@@ -674,14 +690,14 @@
   }
 
   function snapshot() {
-    return JSON.parse(JSON.stringify(state));
+    return parse(stringify(state));
   }
 
   function serverOf(script) {
     var src = script && script.src ? script.src : "";
-    var at = src.indexOf("/bookmarklet/");
+    var at = stringIndexOf(src, "/bookmarklet/");
     if (at < 0) throw new Error("sitewise.js must be loaded from a sitewise server's /bookmarklet/ path");
-    return src.slice(0, at);
+    return stringSlice(src, 0, at);
   }
 
   // The page's host (without one leading "www."): GET /rules/<host> serves the rules of the site it is
@@ -690,12 +706,18 @@
   function siteOf(url) {
     var parsed = new URL(url);
     if (parsed.protocol === "file:") return "local";
-    var host = parsed.hostname.replace(/\.$/, "").toLowerCase();
-    return host.indexOf("www.") === 0 && host.length > 4 ? host.slice(4) : host;
+    var host = stringToLowerCase(stringReplace(parsed.hostname, TRAILING_DOT, ""));
+    return stringIndexOf(host, "www.") === 0 && host.length > 4 ? stringSlice(host, 4) : host;
   }
 
   function collapse(text) {
-    return text.replace(/\s+/g, " ").trim();
+    return stringTrim(stringReplace(text, SPACE_RUNS, " "));
+  }
+
+  // A response's JSON, read in the fresh realm (a page's Response.prototype.json would build the
+  // page's arrays, with whatever the page added to them).
+  function jsonOf(response) {
+    return response.text().then(parse);
   }
 
   // -- start (last: every declaration above is in place) -------------------------------------------

@@ -405,3 +405,35 @@ def test_rules_highlight_the_heading_even_inside_a_body_exclude_as_apply_rules_d
     assert found.body.splitlines() == found.text.splitlines()[2:]
     assert highlighted(tab) == found.text.splitlines()
     assert apply_rules(rules, html=HEADING_PAGE).text == found.text
+
+
+#: What pages patch that the reader script and the collector use (tests/test_collect.py checks more on the
+#: collector alone): Prototype.js 1.6's Array.prototype.toJSON (the upload was refused, "blocks: must be a
+#: list"), a no-op push polyfill (no blocks), String.prototype.trim (every text "X"), Math.round.
+READER_PATCHES = (
+    "Array.prototype.toJSON = function () { var r = []; for (var i = 0; i < this.length; i++) {"
+    " var v = JSON.stringify(this[i]); if (v !== undefined) r.push(v); } return '[' + r.join(', ') + ']'; };"
+    " Array.prototype.push = function () { return 0; }; String.prototype.trim = function () { return 'X'; };"
+    " Math.round = function () { throw new Error('round'); }; window.getComputedStyle = function () { return null; };"
+)
+
+
+def test_a_page_that_patches_built_ins_is_read_and_uploaded_as_a_clean_one(browser, server, store):
+    article = "<article><h1>Harbor strike ends</h1>" + "".join(
+        f"<p>Paragraph {i}: the harbor workers voted to end the strike after nine days of talks.</p>" for i in range(6)
+    ) + "</article><footer><a href='/about'>About us</a></footer>"
+    page = lambda script: f"<!DOCTYPE html><html><head><title>Harbor</title><script>{script}</script></head><body>{article}</body></html>"
+    runs = {}
+    with serve_html({"/clean": ("", page("")), "/patched": ("", page(READER_PATCHES))}) as site:
+        for path in ("/clean", "/patched"):
+            context = browser.new_context(viewport={"width": 1280, "height": 900})
+            tab = context.new_page()
+            tab.route("**/*", loopback_only)
+            tab.goto(site + path)
+            state = click_bookmarklet(tab, server)
+            runs[path] = {key: state[key] for key in ("error", "method", "upload", "blocks", "article")}
+            context.close()
+    assert runs["/clean"]["error"] is None and runs["/clean"]["upload"] == "stored" and runs["/clean"]["blocks"] == 8
+    assert runs["/patched"] == runs["/clean"]
+    clean, patched = sorted(store.pages("127.0.0.1"), key=lambda stored: stored.url)
+    assert [block.to_dict() for block in patched.blocks] == [block.to_dict() for block in clean.blocks]

@@ -323,10 +323,64 @@ def test_serialized_dom_on_request():
     assert page.html and page.html.startswith("<html") and 'id="para"' in page.html
 
 
+# -- pages that patch built-ins ----------------------------------------------------------------------
+
+#: A page with what the collector reads: metadata, links, classes, a quoted font, bold text, a clipped
+#: box, an inline-block column.
+HOSTILE_BODY = """<link rel="canonical" href="/story/1"><meta property="og:title" content="Harbor strike ends">
+<meta name="description" content="  The strike is over.  "><style>h1 { font: bold 2em "Times New Roman", serif; }
+.sr { position: absolute; clip: rect(0 0 0 0); overflow: hidden; } .col { display: inline-block; }</style>
+</head><body><article class="story  main"><h1 id="head">Harbor strike ends</h1>
+<p>The harbor workers <a href="/union">voted</a> to end the strike   after nine days.</p>
+<p class="sr">Skip to content</p><div class="col">Left</div><div class="col">Right</div></article></body></html>"""
+
+#: Scripts of real pages that patch what the collector uses: Prototype.js 1.6's toJSON family (JSON.stringify
+#: then writes arrays as strings), broken polyfills, overridden globals and DOM methods.
+BUILT_IN_PATCHES = {
+    "prototype-1.6-toJSON": "Array.prototype.toJSON = function () { var r = []; for (var i = 0; i < this.length; i++) {"
+                            " var v = JSON.stringify(this[i]); if (v !== undefined) r.push(v); } return '[' + r.join(', ') + ']'; };"
+                            " String.prototype.toJSON = function () { return 'X'; }; Number.prototype.toJSON = String.prototype.toJSON;"
+                            " Object.defineProperty(Object.prototype, 'toJSON', {value: function () { return 'X'; }});",
+    "no-op-push": "Array.prototype.push = function () { return 0; };",
+    "array-methods": "['pop', 'map', 'filter', 'join', 'concat', 'slice', 'some', 'indexOf', 'forEach'].forEach(function (name) {"
+                     " Array.prototype[name] = function () { throw new Error(name); }; });",
+    "string-methods": "['trim', 'replace', 'split', 'toLowerCase', 'indexOf', 'slice'].forEach(function (name) {"
+                      " String.prototype[name] = function () { return 'X'; }; });",
+    "regexp-methods": "RegExp.prototype.exec = function () { return null; }; RegExp.prototype.test = function () { return false; };",
+    "function-methods": "Function.prototype.call = Function.prototype.apply = Function.prototype.bind = function () { throw new Error('f'); };",
+    "globals": "window.Map = function () {}; window.JSON = {stringify: function () { return '{}'; }}; window.parseFloat = function () { return 0; };"
+               " window.CSS = {escape: function () { return 'X'; }}; Math.round = Math.max = Math.min = function () { throw new Error('m'); };"
+               " window.Date = function () {}; window.URL = function () { throw new Error('u'); };",
+    "computed-style": "window.getComputedStyle = function () { return {display: 'none', getPropertyValue: function () { return 'none'; }}; };"
+                      " CSSStyleDeclaration.prototype.getPropertyValue = function () { return 'none'; };",
+    "dom-methods": "document.querySelectorAll = document.querySelector = function () { throw new Error('q'); };"
+                   " Document.prototype.querySelectorAll = Element.prototype.querySelectorAll = document.querySelectorAll;"
+                   " document.createElement = function () { return null; };"
+                   " Element.prototype.getAttribute = function () { return null; };"
+                   " Element.prototype.getBoundingClientRect = function () { return {left: 0, top: 0, width: 0, height: 0}; };",
+}
+
+
+def hostile_page(patch: str) -> bytes:
+    return f"<!DOCTYPE html><html lang=en><head><title>Harbor</title><script>{patch}</script>{HOSTILE_BODY}".encode()
+
+
+def test_pages_that_patch_built_ins_are_collected_as_clean_ones(collector):
+    url = "http://fixture.test/story/1?x"
+    expected = collector.collect_stored(url, hostile_page("")).to_dict()
+    expected.pop("collected_at")
+    assert expected["titles"] == ["Harbor", "Harbor strike ends"] and expected["lang"] == "en"
+    assert [b["text"] for b in expected["blocks"]][:2] == ["Harbor strike ends", "The harbor workers voted to end the strike after nine days."]
+    for name, patch in BUILT_IN_PATCHES.items():
+        collected = collector.collect_stored(url, hostile_page(patch)).to_dict()
+        collected.pop("collected_at")
+        assert collected == expected, name
+
+
 # -- collect.js as a bookmarklet script ----------------------------------------------------------
 
 
-def test_collect_js_as_a_plain_script_adds_two_globals_and_changes_nothing():
+def test_collect_js_as_a_plain_script_adds_three_globals_and_changes_nothing():
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
@@ -335,8 +389,9 @@ def test_collect_js_as_a_plain_script_adds_two_globals_and_changes_nothing():
             page = browser.new_page()
             page.set_content((FIXTURES / "nested.html").read_text())
             page.evaluate(
-                """() => { window.__mutations = 0;
-                new MutationObserver(r => { window.__mutations += r.length; })
+                """() => { window.__mutations = [];
+                new MutationObserver(r => r.forEach(m => window.__mutations.push(m.type + ' ' +
+                    [...m.addedNodes].map(n => '+' + n.nodeName).concat([...m.removedNodes].map(n => '-' + n.nodeName)).join())))
                   .observe(document, {subtree: true, childList: true, attributes: true, characterData: true}); }"""
             )
             before = page.evaluate("() => [Object.keys(window), document.documentElement.outerHTML]")
@@ -347,8 +402,9 @@ def test_collect_js_as_a_plain_script_adds_two_globals_and_changes_nothing():
             mutations = page.evaluate("() => new Promise(done => setTimeout(() => done(window.__mutations), 50))")
         finally:
             browser.close()
-    assert set(after[0]) - set(before[0]) == {"sitewiseCollect", "sitewiseCollectJSON"}
-    assert after[1] == before[1] and mutations == 0
+    assert set(after[0]) - set(before[0]) == {"sitewiseCollect", "sitewiseCollectJSON", "sitewiseBuiltins"}
+    # the only change, undone at once: the empty frame whose window lends the pristine built-ins
+    assert after[1] == before[1] and mutations == ["childList +IFRAME", "childList -IFRAME"]
     assert collected["collector"] == "bookmarklet"
     assert Page.from_dict({**collected, "url": "http://fixture.test/"}).blocks[0].text == "Intro text outro text"
     # sitewise.collect asks for each distinct style once; expanded, it is the plain format again
