@@ -7,7 +7,10 @@
  *   1. collect    window.sitewiseCollect() records the page's text blocks; each block is located back
  *                 to its element (locateBlocks). Blocks inside editable regions are dropped: the reader's
  *                 own typing is never sent.
- *   2. upload     POST /api/pages (gzip when the browser can), no cookies (credentials: "omit").
+ *   2. upload     POST /api/pages (gzip when the browser can), no cookies (credentials: "omit"). The page
+ *                 goes in collect.js' style-table form (each distinct style once), which the server
+ *                 expands: a block costs ~270 bytes instead of ~930, so a page of the most blocks the
+ *                 server takes (20,000) fits its body limit.
  *   3. rules      GET /rules/<site>. When the site is learned, pick the template whose `match` selector
  *                 is on this page and select the blocks inside an `include` selector but not inside an
  *                 `exclude` one, a passage repeated word for word once (docs/rules.md). Otherwise (or
@@ -106,7 +109,7 @@
     if (typeof window.sitewiseCollect !== "function") {
       return Promise.reject(new Error("the collector (collect.js) did not load"));
     }
-    page = window.sitewiseCollect({collector: "bookmarklet"});
+    page = window.sitewiseCollect({collector: "bookmarklet", styleTable: true});
     elements = locateBlocks(page.blocks);
     dropEditableBlocks();
     state.site = siteOf(page.url);
@@ -237,10 +240,13 @@
     return (realm.Array.isArray(selectors) ? selectors : list(selectors)).filter(realm.Boolean).join(", ");
   }
 
+  // The server reads the article from the page's HTML when it has it, from the blocks otherwise: a page
+  // whose HTML takes the body past the server's limit (413) is sent again without it.
   function articleByServer() {
     panel.status("This site is not learned yet: asking the server to find the article…");
-    var body = {page: withSanitisedHtml(page)};
-    return request("POST", "/api/extract", body).then(function (response) {
+    return request("POST", "/api/extract", {page: withSanitisedHtml(page)}).then(function (response) {
+      return response.status === 413 ? request("POST", "/api/extract", {page: page}) : response;
+    }).then(function (response) {
       return jsonOf(response).then(function (result) {
         if (!response.ok) throw new Error(result.message || "extraction failed (" + response.status + ")");
         state.method = result.method;

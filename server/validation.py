@@ -12,7 +12,7 @@ from typing import Any
 
 import jsonschema_rs
 
-from sitewise.page import Page, PageError, host_named, is_host_name
+from sitewise.page import Page, PageError, expand_style_table, host_named, is_host_name
 
 from .errors import ApiError
 from .threadpool import run_cpu_bound
@@ -58,6 +58,7 @@ def validate_page(data: Any, prefix: str = "") -> Page:
 
 def _validate_page(data: Any, prefix: str) -> Page:
     try:
+        data = expand_style_table(data)  # the bookmarklet's compact form; the schema describes the plain one
         page = Page.from_dict(data)
     except PageError as exc:
         field = exc.field if not prefix else f"{prefix}.{exc.field}"

@@ -39,7 +39,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence, Union
 from urllib.parse import quote, urldefrag
 
 from .charsets import BOMS, codec_declared_in
-from .page import STYLE_PROPERTIES, Page, PageError
+from .page import Page, PageError, expand_style_table
 from .urls import STAND_IN_PATH
 
 #: Debian's Chromium (we never download Playwright's own browsers): its headless shell when installed
@@ -136,23 +136,6 @@ class Outcome:
     @property
     def result(self) -> Page | CollectError:
         return self.page if self.page is not None else self.error  # type: ignore[return-value]
-
-
-def expand_style_table(data: dict[str, Any]) -> dict[str, Any]:
-    """A page collected with collect.js' ``styleTable`` option in the plain format: each block's style
-    index replaced by its style (a dict of its own), ``styles`` dropped. Raises PageError."""
-    rows = data.pop("styles", None)
-    if rows is None:
-        return data
-    if not isinstance(rows, list) or not all(isinstance(row, list) and len(row) == len(STYLE_PROPERTIES) for row in rows):
-        raise PageError("styles", f"must be a list of {len(STYLE_PROPERTIES)}-value lists")
-    blocks = data.get("blocks")
-    for number, block in enumerate(blocks if isinstance(blocks, list) else ()):
-        index = block.get("style") if isinstance(block, dict) else None
-        if not isinstance(index, int) or not 0 <= index < len(rows):
-            raise PageError(f"blocks[{number}].style", "must be an index into styles")
-        block["style"] = dict(zip(STYLE_PROPERTIES, rows[index]))
-    return data
 
 
 def stored_url(url: str | None, site: str | None, page_id: str) -> str:

@@ -21,7 +21,10 @@ class Settings:
     data_dir: str = ""
     #: Token for admin endpoints (re-learn, delete); empty disables them.
     admin_token: str = ""
-    #: Largest accepted upload, bytes after gzip decoding.
+    #: Largest accepted upload, bytes after gzip decoding. A page of MAX_BLOCKS (20,000) blocks in the
+    #: bookmarklet's style-table form is 4.6-6.2 MB (~230-310 bytes a block with short texts), leaving room
+    #: for longer ones; the extract request drops the page's HTML when both pass it. Not higher: Python
+    #: holds a decoded body in ~12-25 times its size (8 MB of ``[{},...]``: 200 MB), whatever gzip sent.
     max_page_bytes: int = 8_000_000
     #: Pages kept per site; beyond it the oldest go, so one flooding client cannot grow a site forever.
     max_pages_per_site: int = 500

@@ -15,6 +15,7 @@ from bookmarklet_support import (
 from sitewise.server import create_app
 from server_support import settings_for
 from sitewise.learn.rules import apply_rules, count_words
+from sitewise.page import STYLE_PROPERTIES
 from sitewise.sample_site import SampleSite
 from sitewise.store import Store
 
@@ -437,3 +438,38 @@ def test_a_page_that_patches_built_ins_is_read_and_uploaded_as_a_clean_one(brows
     assert runs["/patched"] == runs["/clean"]
     clean, patched = sorted(store.pages("127.0.0.1"), key=lambda stored: stored.url)
     assert [block.to_dict() for block in patched.blocks] == [block.to_dict() for block in clean.blocks]
+
+
+def test_a_page_of_the_most_blocks_accepted_is_uploaded_and_extracted(tab, server, store):
+    # 20,000 blocks (sitewise.page.MAX_BLOCKS) of table cells and paragraphs: ~19 MB as plain JSON, over
+    # the 8 MB body limit (a 9,000-block table was refused); ~6 MB in the style-table form.
+    rows = "".join(f"<tr><td>Row {i} name</td><td>{i * 7} units</td><td>Note for row {i}</td></tr>" for i in range(3333))
+    paragraphs = "".join(f"<p>Paragraph {i}: the harbor workers voted to end the strike after nine days of talks.</p>"
+                         for i in range(10_000))
+    html = (f"<!DOCTYPE html><html><head><title>Harbors</title></head><body><h1>List of harbors</h1>"
+            f"<table>{rows}</table><article>{paragraphs}</article></body></html>")
+    with serve_html({"/harbors": ("", html)}) as site:
+        tab.goto(site + "/harbors")
+        state = click_bookmarklet(tab, server)
+    assert state["error"] is None and state["blocks"] == 20_000, state
+    assert state["upload"] == "stored" and state["method"] == "mss" and state["article"]
+    stored = next(store.pages("127.0.0.1"))
+    assert len(stored.blocks) == 20_000 and stored.blocks[-1].style == stored.blocks[-2].style
+    assert stored.blocks[-1].style["display"] == "block" and len(stored.blocks[-1].style) == len(STYLE_PROPERTIES)
+
+
+def test_an_extract_request_over_the_body_limit_is_sent_again_without_the_html(tab, store, tmp_path):
+    # A hidden part makes the page's HTML large (it is in the HTML, not in the blocks): page and HTML
+    # together pass the server's limit, the page alone does not.
+    article = "".join(f"<p>Paragraph {i}: the harbor workers voted to end the strike after nine days.</p>" for i in range(8))
+    html = (f"<!DOCTYPE html><html><head><title>Harbor</title></head><body><article><h1>Harbor strike ends</h1>{article}"
+            f"</article><div hidden>{'<span>archived words</span> ' * 8000}</div></body></html>")
+    app = create_app(settings_for(tmp_path, max_page_bytes=100_000), store)
+    extracts = []
+    tab.on("response", lambda response: "/api/extract" in response.url and extracts.append(response.status))
+    with serve_app(app) as server, serve_html({"/story": ("", html)}) as site:
+        tab.goto(site + "/story")
+        state = click_bookmarklet(tab, server)
+    assert state["error"] is None and state["method"] == "mss" and state["upload"] == "stored", state
+    assert extracts == [413, 200]
+    assert sum(text.startswith("Paragraph") for text in highlighted(tab)) == 8  # read from the blocks

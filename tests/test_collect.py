@@ -19,7 +19,7 @@ from sitewise.collect import (
     content_type_for,
     expand_style_table,
 )
-from sitewise.page import STYLE_PROPERTIES, Page, PageError
+from sitewise.page import MAX_BLOCKS, STYLE_PROPERTIES, Page, PageError
 
 pytestmark = pytest.mark.browser
 
@@ -418,6 +418,11 @@ def test_a_broken_style_table_is_an_invalid_page():
         expand_style_table({"styles": [row], "blocks": [{"style": 0}, {"style": 1}]})
     with pytest.raises(PageError, match="styles"):
         expand_style_table({"styles": [row[1:]], "blocks": [{"style": 0}]})
+    with pytest.raises(PageError, match=r"blocks\[0\]\.style"):
+        expand_style_table({"styles": [row, row], "blocks": [{"style": True}]})
+    # the block count is checked before any block is expanded (the server expands uploads)
+    with pytest.raises(PageError, match=f"at most {MAX_BLOCKS}"):
+        expand_style_table({"styles": [row], "blocks": [{"style": 0}] * (MAX_BLOCKS + 1)})
 
 
 def test_noscript_content_shows_only_when_scripts_are_off(collector):
