@@ -270,11 +270,16 @@ def _rules_for(source: RulesSource, site: str | None) -> tuple[dict[str, Any] | 
 def _rules_cover(rules: dict[str, Any], site: str) -> bool:
     """Whether a rule set is of ``site``: one its pages came from (``sites_learned``: a set named ``news``
     learned from bbc.co.uk and bbc.com pages is of both), or the site its name is a host of
-    (``www.Gazette.test`` is ``gazette.test``; rule sets written by hand or before they listed their
-    sites have only the name)."""
-    from .page import site_of_host
+    (``www.Gazette.test`` is ``gazette.test``, ``bücher.de`` is ``xn--bcher-kva.de``; rule sets written by
+    hand or before they listed their sites have only the name)."""
+    from .page import PageError, site_of_host
 
-    return site in rules.get("sites_learned", ()) or site_of_host(rules["site"]) == site
+    if site in rules.get("sites_learned", ()):
+        return True
+    try:
+        return site_of_host(rules["site"]) == site
+    except PageError:  # a name that is no host ("my rules ☃") covers no site by its name
+        return False
 
 
 def load_rules(source: RulesSource, site: str | None = None) -> dict[str, Any] | None:
@@ -391,13 +396,17 @@ def learn(pages: Iterable["Page | dict[str, Any] | str | Path"], *, site: str | 
 
 
 def site_name(name: str) -> str:
-    """A name given to pages learned as one site, kept as a host is: lower case, without a trailing dot
-    and a leading ``www.``. Raises :class:`InputError` for an empty one, TypeError for one not a string."""
-    from .page import bare_host
+    """A name given to pages learned as one site, kept as a host is (``sitewise.page.canonical_host``):
+    lower case, in punycode, without a trailing dot and a leading ``www.``. Raises :class:`InputError`
+    for an empty one or one IDNA refuses, TypeError for one not a string."""
+    from .page import PageError, canonical_host
 
     if not isinstance(name, str):
         raise TypeError(f"site must be str or None, not {type(name).__name__}")
-    kept = bare_host(name)
+    try:
+        kept = canonical_host(name)
+    except PageError as exc:
+        raise InputError(f"site: {exc.reason}") from None
     if not kept:
         raise InputError("site: the name must not be empty")
     return kept

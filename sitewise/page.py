@@ -9,10 +9,12 @@ import copy
 import datetime as _dt
 import functools
 import ipaddress
-import unicodedata
+import string
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
+
+import idna
 
 from .nesting import too_costly_to_parse
 
@@ -79,10 +81,11 @@ class PageError(ValueError):
 
 
 def host_of(url: str) -> str:
-    """A URL's host: lower-cased, without port, trailing dot and one leading ``www.``.
+    """A URL's host, without port, in the form :func:`canonical_host` gives.
 
-    ``https://WWW.Example.co.uk:8080/a`` → ``example.co.uk``. A local file has the host ``local``.
-    Raises :class:`PageError` for a URL with no host.
+    ``https://WWW.Example.co.uk:8080/a`` → ``example.co.uk``, ``https://bücher.de/`` → ``xn--bcher-kva.de``.
+    A local file has the host ``local``. Raises :class:`PageError` for a URL with no host, or with one
+    IDNA refuses.
     """
     try:
         parts = urlsplit(url.strip())
@@ -90,16 +93,42 @@ def host_of(url: str) -> str:
         raise PageError("url", f"not a URL: {exc}") from None
     if parts.scheme == "file":
         return "local"
-    host = bare_host(parts.hostname or "")
+    try:
+        host = canonical_host(parts.hostname or "")
+    except PageError as exc:
+        raise PageError("url", exc.reason) from None
     if not host:
         raise PageError("url", f"no host in {url!r}")
     return host
 
 
-def bare_host(host: str) -> str:
-    """A host name lower-cased, without a trailing dot and one leading "www."."""
-    host = host.strip().rstrip(".").lower()
+def canonical_host(host: str) -> str:
+    """A host name in the one form sitewise names it by, the ASCII form browsers send (and so the
+    bookmarklet and the collector upload): lower-cased, an internationalized label in punycode
+    (``Bücher.DE`` → ``xn--bcher-kva.de``), without a trailing dot and one leading "www.". Every host
+    that enters sitewise (page URLs, request paths, aliases, rule sets' names) passes here, so the two
+    spellings of one name are one site.
+
+    A name with other than ASCII characters is mapped as browsers map it (UTS #46, non-transitional, as
+    the WHATWG URL standard does): case folded, full-width forms and the ideographic full stop ``。``
+    made ASCII, ``ß`` kept (``faß.de`` is ``xn--fa-hia.de``; Python's own "idna" codec, IDNA 2003, would
+    make it ``fass.de``, another domain). ASCII labels are kept as they are but lower-cased: browsers take
+    underscores in them. Raises :class:`PageError` for a label IDNA 2008 refuses (``☃``, a leading
+    combining mark)."""
+    host = host.strip()
+    if not host.isascii():
+        host = _punycode(host)
+    host = host.rstrip(".").lower()
     return host[4:] if host.startswith("www.") and len(host) > 4 else host
+
+
+def _punycode(host: str) -> str:
+    """``host`` mapped by UTS #46 with each non-ASCII label in its ASCII (``xn--``) form."""
+    try:
+        mapped = idna.uts46_remap(host, std3_rules=False, transitional=False)
+        return ".".join(label if label.isascii() else idna.alabel(label).decode("ascii") for label in mapped.split("."))
+    except idna.IDNAError as exc:
+        raise PageError("host", f"{host[:QUOTED_NAME_CHARS]!r} is not a valid internationalized host name ({exc})") from None
 
 
 def site_of(url: str) -> str:
@@ -124,13 +153,15 @@ def _public_suffixes() -> Any:
 @functools.lru_cache(maxsize=65_536)
 def site_of_host(host: str) -> str:
     """The site of a host: its registrable domain by the Public Suffix List (private suffixes included,
-    so ``a.blogspot.com`` and ``b.blogspot.com`` are two sites, as their owners are two people), lower-
-    cased. An IP address, a single label (``localhost``) and a public suffix itself are their own site.
+    so ``a.blogspot.com`` and ``b.blogspot.com`` are two sites, as their owners are two people), in the
+    form :func:`canonical_host` gives: the list's internationalized suffixes match in punycode too
+    (``a.сайт.рф`` is ``xn--80aswg.xn--p1ai``). An IP address, a single label (``localhost``) and a public
+    suffix itself are their own site.
 
     A reader means the whole of ``bbc.co.uk`` by "the BBC's site": its subdomains (``news.``, ``www.``)
     share its layouts, and the learner keeps a template per layout wherever the pages came from.
     """
-    host = bare_host(host)
+    host = canonical_host(host)
     if _is_ip_address(host):
         return host
     return _public_suffixes().privatesuffix(host) or host
@@ -148,43 +179,40 @@ def _is_ip_address(host: str) -> bool:
 MAX_HOST_CHARS = 253
 #: ... in dot-separated labels of at most 63.
 MAX_LABEL_CHARS = 63
-#: A label holds letters, combining marks and digits (Unicode categories L, M, N: an internationalized
-#: name may be written in its own script as well as in punycode) ...
-LABEL_CATEGORIES = frozenset("LMN")
-#: ... and hyphens, and the underscores some real subdomains carry though DNS names should not.
-LABEL_PUNCTUATION = frozenset("-_")
+#: A label holds ASCII letters and digits (an internationalized one is in punycode: :func:`canonical_host`),
+#: hyphens, and the underscores some real subdomains carry though DNS names should not.
+LABEL_CHARACTERS = frozenset(string.ascii_letters + string.digits + "-_")
 #: A refused name is quoted this far in the error: enough to recognize it, not a 250-character line.
 QUOTED_NAME_CHARS = 60
 
 
 def is_host_name(host: str) -> bool:
-    """True for a host as :func:`host_of` gives it: an IP address, or dot-separated labels of letters,
-    digits, hyphens and underscores in any script (``例え.jp`` as well as ``xn--r8jz45g.jp``)."""
+    """True for a host as :func:`host_of` gives it: an IP address, or dot-separated labels of ASCII
+    letters, digits, hyphens and underscores (``例え.jp`` is given as ``xn--r8jz45g.jp``)."""
     if _is_ip_address(host):
         return True
     return 0 < len(host) <= MAX_HOST_CHARS and all(_is_label(label) for label in host.removesuffix(".").split("."))
 
 
 def _is_label(label: str) -> bool:
-    return 0 < len(label) <= MAX_LABEL_CHARS and all(
-        c in LABEL_PUNCTUATION or unicodedata.category(c)[0] in LABEL_CATEGORIES for c in label
-    )
+    return 0 < len(label) <= MAX_LABEL_CHARS and all(c in LABEL_CHARACTERS for c in label)
 
 
 def host_named(name: str) -> str:
     """The host a name stands for where one host is asked for (a request path, a command's argument):
     ``News.Example.org``, ``example.org:8080`` (a port names the same host, and so the same site),
-    ``[::1]:8000``; lower-cased, without port, trailing dot and one leading ``www.``, as :func:`host_of`
-    gives. Raises :class:`PageError` for a name that is no host (``[x``, ``a..b``, ``a/b``, ``me@host``)."""
+    ``[::1]:8000``, ``bücher.de``; in the form :func:`canonical_host` gives (``xn--bcher-kva.de``), as
+    :func:`host_of` gives. Raises :class:`PageError` for a name that is no host (``[x``, ``a..b``, ``a/b``,
+    ``me@host``, ``☃.net``)."""
     if _is_ip_address(name):  # an IPv6 address has colons, and no port
-        return bare_host(name.strip("[]"))
+        return canonical_host(name.strip("[]"))
     refused = PageError("host", f"{name[:QUOTED_NAME_CHARS]!r} is not a host name (news.example.org, optionally with :port)")
     try:
         parts = urlsplit("//" + name)
         parts.port  # reading the port checks it: ValueError for one that is no number from 0 to 65535
     except ValueError:
         raise refused from None
-    host = bare_host(parts.hostname or "")
+    host = canonical_host(parts.hostname or "")
     if parts.netloc != name or parts.username is not None or not is_host_name(host):
         raise refused  # a path, a query, user@, or characters no host has
     return host
@@ -204,7 +232,7 @@ def is_public_suffix(host: str) -> bool:
     """True for a name the Public Suffix List has as a suffix under which others register their domains
     (``com``, ``co.uk``, ``blogspot.com``): no one's site. Names the list does not know (``localhost``)
     are not."""
-    return not _is_ip_address(host) and _public_suffixes().is_public(bare_host(host), accept_unknown=False)
+    return not _is_ip_address(host) and _public_suffixes().is_public(canonical_host(host), accept_unknown=False)
 
 
 @dataclass

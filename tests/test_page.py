@@ -34,6 +34,16 @@ def page(**overrides):
         ("http://[::1]:8080/a", "::1"),
         ("http://localhost/a", "localhost"),
         ("http://co.uk/", "co.uk"),  # a public suffix is its own site
+        # An internationalized name is one site however it is written: the punycode browsers send ...
+        ("https://www.Bücher.DE/a", "xn--bcher-kva.de"),
+        ("https://xn--bcher-kva.de/a", "xn--bcher-kva.de"),
+        ("https://news.bücher。de/a", "xn--bcher-kva.de"),  # the ideographic full stop is a dot (UTS #46)
+        ("https://ｗｗｗ.ＥＸＡＭＰＬＥ.org/", "example.org"),  # full-width forms are ASCII
+        ("https://faß.de/", "xn--fa-hia.de"),  # non-transitional, as browsers: not IDNA 2003's fass.de
+        # ... and the list's internationalized suffixes count in punycode as in their own script.
+        ("http://a.b.сайт.рф/", "xn--80aswg.xn--p1ai"),
+        ("http://a.b.xn--80aswg.xn--p1ai/", "xn--80aswg.xn--p1ai"),
+        ("http://shop.example.公司.cn/", "example.xn--55qx5d.cn"),
     ],
 )
 def test_site_rule(url, site):
@@ -53,9 +63,12 @@ def test_host_keeps_subdomains():
         ("127.0.0.1:5000", "127.0.0.1"),
         ("::1", "::1"),
         ("[::1]:8080", "::1"),
-        ("例え.jp", "例え.jp"),  # an internationalized name, in its own script ...
-        ("नमस्ते.example", "नमस्ते.example"),  # ... combining marks included
-        ("xn--r8jz45g.jp", "xn--r8jz45g.jp"),  # ... or in punycode
+        ("例え.jp", "xn--r8jz45g.jp"),  # an internationalized name, in its own script, in punycode ...
+        ("नमस्ते.example", "xn--h2bhs4b8d8a.example"),  # ... combining marks included
+        ("xn--r8jz45g.jp", "xn--r8jz45g.jp"),  # ... as it is given in punycode
+        ("BÜCHER.de:8080", "xn--bcher-kva.de"),
+        ("ex。org", "ex.org"),
+        ("my_blog.bücher.de", "my_blog.xn--bcher-kva.de"),
         ("my_blog.example.org", "my_blog.example.org"),
     ],
 )
@@ -70,8 +83,20 @@ def test_host_named_refuses_what_is_no_host(name):
         host_named(name)
 
 
+@pytest.mark.parametrize("name", ["☃.net", "\u0301ab.de", "-bü.de", "bü\u200d.de"])
+def test_host_named_refuses_what_idna_refuses(name):
+    with pytest.raises(PageError, match="is not a valid internationalized host name"):
+        host_named(name)
+
+
+def test_a_page_url_idna_refuses_is_refused():
+    with pytest.raises(PageError) as err:
+        Page.from_dict(page(url="https://☃.net/a"))
+    assert err.value.field == "url" and "internationalized" in err.value.reason
+
+
 def test_public_suffixes_are_the_lists_own():
-    assert all(map(is_public_suffix, ["com", "co.uk", "blogspot.com", "CO.UK."]))
+    assert all(map(is_public_suffix, ["com", "co.uk", "blogspot.com", "CO.UK.", "公司.cn", "xn--55qx5d.cn"]))
     assert not any(map(is_public_suffix, ["example.org", "alice.blogspot.com", "localhost", "127.0.0.1", "::1"]))
 
 

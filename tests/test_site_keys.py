@@ -192,3 +192,57 @@ def test_extract_with_a_store_uses_a_joined_domains_rules(store, spread_site, tm
     other = json.loads(sitewise.extract(page.html, url="http://elsewhere.example/a", rules=store.rules("gazette.co.uk"),
                                         output="json"))
     assert other["method"] == "mss" and "not elsewhere.example's" in other["fallback_reason"]
+
+
+# -- internationalized names: one site however they are written --------------------------------------------
+
+#: What a browser uploads for a page of bücher.de (location.href has the host in punycode).
+PUNYCODE_PAGE_URL = "https://www.xn--bcher-kva.de/a/1"
+
+
+@pytest.mark.parametrize("name", ["bücher.de", "BÜCHER.de", "xn--bcher-kva.de", "news.bücher。de:8080"])
+def test_an_internationalized_name_is_one_site_in_either_spelling(client, store, name):
+    from server_support import page_dict
+
+    assert client.post("/api/pages", json=page_dict(url=PUNYCODE_PAGE_URL), headers=ADMIN).get_json()["site"] == "xn--bcher-kva.de"
+    store.put_rules("xn--bcher-kva.de", RULES)
+    assert client.get(f"/rules/{name}").status_code == 200
+    assert client.get(f"/api/sites/{name}").get_json()["site"] == "xn--bcher-kva.de"
+    mark = {"url": f"https://{name}/a/1", "kind": "not_article", "selector": "body > aside", "text": "Ad", "method": "rules"}
+    assert client.post("/api/feedback", json=mark).status_code == 201
+    assert len(store.feedback("xn--bcher-kva.de")) == 1
+
+
+def test_joining_an_internationalized_name_joins_what_browsers_upload(client, store):
+    from server_support import page_dict
+
+    client.post("/api/pages", json=page_dict(url="https://gazette.co.uk/a/1"), headers=ADMIN)
+    joined = join(client, "bücher.de", "gazette.co.uk", **ADMIN)
+    assert joined.status_code == 200 and joined.get_json()["domain"] == "xn--bcher-kva.de"
+    assert client.post("/api/pages", json=page_dict(url=PUNYCODE_PAGE_URL)).get_json()["site"] == "gazette.co.uk"
+    assert client.delete("/api/admin/aliases/BÜCHER.DE", headers=ADMIN).status_code == 200 and store.aliases() == {}
+
+
+def test_a_name_idna_refuses_is_no_host(client, store):
+    from server_support import page_dict
+
+    for response in (client.get("/rules/☃.net"), join(client, "☃.net", "gazette.co.uk", **ADMIN),
+                     client.post("/api/pages", json=page_dict(url="https://☃.net/a"), headers=ADMIN)):
+        assert response.status_code == 400 and "internationalized host name" in response.get_json()["reason"]
+    assert store.aliases() == {} and store.sites() == []
+
+
+def test_the_alias_command_and_extract_take_either_spelling(store, monkeypatch, capsys):
+    import sitewise
+
+    monkeypatch.setattr("sitewise.store.open_store", lambda settings=None: store)
+    assert main(["alias", "bücher.de", "gazette.co.uk"]) == 0
+    assert store.aliases() == {"xn--bcher-kva.de": "gazette.co.uk"}
+    assert main(["alias", "--remove", "Bücher.de"]) == 0 and store.aliases() == {}
+    rules = {"format": 1, "site": "xn--bcher-kva.de", **RULES}
+    html = "<html><body><article><p>" + "The harbor workers voted to end the strike. " * 10 + "</p></article></body></html>"
+    for url in ("https://bücher.de/a", "https://xn--bcher-kva.de/a"):
+        assert json.loads(sitewise.extract(html, url=url, rules=rules, output="json"))["method"] == "rules"
+    # a rule set named in the page's own script is the punycode site's too
+    found = json.loads(sitewise.extract(html, url="https://www.xn--bcher-kva.de/a", rules={**rules, "site": "bücher.de"}, output="json"))
+    assert found["method"] == "rules"

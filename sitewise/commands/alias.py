@@ -21,14 +21,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..page import joinable_host
+    from ..page import host_named, joinable_host
     from ..store import open_store
 
     store = open_store()
     if args.remove:
         if not args.host or args.site:
             raise ValueError("--remove takes one HOST")
-        if not store.delete_alias(args.host):
+        if not store.delete_alias(host_named(args.host)):
             raise KeyError(f"{args.host} is not joined to another site")
         print(f"{args.host}: parted")
         return 0
