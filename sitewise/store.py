@@ -59,7 +59,9 @@ _SITE_KINDS = ("pages", "order", "contributors", "taught", "meta", "rules", "hel
 
 #: Store a page unless another contributor owns its key (one round trip, atomic). KEYS: pages,
 #: contributors, order, sites, meta. ARGV: page key, blob, contributor ("" = the operator), time, site.
-#: Returns {stored (0/1), created (0/1), page count, pages since learn}.
+#: Returns {stored (0/1), created (0/1), page count, pages since learn}. Only a new key counts towards
+#: the next learn: a page uploaded again (a reader's bookmarklet on the same article) replaces its copy,
+#: and re-learning on it would learn from the same pages.
 _PUT_PAGE = """
 local exists = redis.call('HEXISTS', KEYS[1], ARGV[1])
 if exists == 1 and ARGV[3] ~= '' and redis.call('HGET', KEYS[2], ARGV[1]) ~= ARGV[3] then
@@ -69,7 +71,12 @@ redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 if ARGV[3] == '' then redis.call('HDEL', KEYS[2], ARGV[1]) else redis.call('HSET', KEYS[2], ARGV[1], ARGV[3]) end
 redis.call('ZADD', KEYS[3], ARGV[4], ARGV[1])
 redis.call('ZADD', KEYS[4], ARGV[4], ARGV[5])
-local since = redis.call('HINCRBY', KEYS[5], 'pages_since_learn', 1)
+local since
+if exists == 0 then
+  since = redis.call('HINCRBY', KEYS[5], 'pages_since_learn', 1)
+else
+  since = tonumber(redis.call('HGET', KEYS[5], 'pages_since_learn') or '0')
+end
 return {1, 1 - exists, redis.call('HLEN', KEYS[1]), since}
 """
 

@@ -69,6 +69,16 @@ def test_pages_since_learn_counts_and_resets(store):
     assert store.site_info("news.com")["pages_since_learn"] == 0
 
 
+def test_a_page_uploaded_again_is_no_new_page_to_learn_from(store):
+    store.put_page(make_page("https://news.com/a"))
+    store.put_rules("news.com", {"include": []})
+    for _ in range(5):  # one reader's bookmarklet on one article, five times
+        again = store.put_page(make_page("https://news.com/a", "edited"))
+    assert not again.created and again.pages_since_learn == 0
+    assert store.site_info("news.com")["pages_since_learn"] == 0
+    assert store.put_page(make_page("https://news.com/b")).pages_since_learn == 1
+
+
 def test_feedback_and_deletes(store):
     store.put_page(make_page("https://news.com/a"))
     store.add_feedback("news.com", {"kind": "missing", "selector": "p"})
