@@ -1,6 +1,7 @@
 """SiteLearner end to end on pages without a browser: the spider fixture and the generated sample site."""
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from statistics import fmean
@@ -8,7 +9,7 @@ from statistics import fmean
 import pytest
 
 from learn_support import sample_pages
-from sitewise.learn.learner import LearnError, SiteLearner
+from sitewise.learn.learner import LearnError, SiteLearner, distinct_pages
 from sitewise.learn.rules import apply_rules, validate_rules
 from sitewise.metrics import word_prf
 from sitewise.sample_site import generate_site
@@ -140,3 +141,32 @@ def test_a_page_of_another_layout_never_fails_the_site():
     assert learner.rules_["site"] == "harbourtimes.test"
     assert all(learner.predict(page).confident for page in pages)
     assert not learner.predict(odd).confident  # no template fits: the caller falls back
+
+
+def test_copies_of_a_page_are_learned_as_one_page(gazette):
+    """Text on many pages is boilerplate to the learner: copies of one page (a file given twice, an article
+    under print, AMP or tracking-parameter addresses) made its article look like it, and learning failed."""
+    train = gazette[0][:5]
+    copied = train[0]
+    copies = [dataclasses.replace(copied, url=f"{copied.url}?utm_source={n}") for n in range(3)]  # same text
+    copies += [dataclasses.replace(copied, url=f"{copied.url}#top", blocks=copied.blocks[1:])] * 3  # same address
+    alone, with_copies = SiteLearner().fit(train), SiteLearner().fit(train + copies)
+    assert with_copies.rules_["pages_learned"] == len(train)
+    assert ({k: v for k, v in with_copies.rules_.items() if k != "learned_at"}
+            == {k: v for k, v in alone.rules_.items() if k != "learned_at"})
+    assert all(with_copies.predict(page).confident for page in train)
+    # a copy on another site (a mirror) is learned once, and the rules are that site's too
+    mirrored = SiteLearner().fit(train + [dataclasses.replace(copied, url="https://mirror.example/a")]).rules_
+    assert mirrored["pages_learned"] == len(train) and "mirror.example" in mirrored["sites_learned"]
+
+
+def test_distinct_pages_keeps_the_first_of_each_address_and_text(gazette):
+    first, second = gazette[0][:2]
+    same_text = dataclasses.replace(first, url="https://print.example/a")
+    same_address = dataclasses.replace(first, url=first.url + "#comments", blocks=first.blocks[:1])
+    digits_only = dataclasses.replace(second, url="https://elsewhere.example/b", blocks=[
+        dataclasses.replace(block, text=block.text.replace("1", "2")) for block in second.blocks])
+    assert distinct_pages([first, same_text, second, same_address, digits_only]) == [first, second]
+    # a canonical URL does not make pages one: a site may name its home page on every page
+    homed = [dataclasses.replace(page, canonical_url="https://gazette.test/") for page in (first, second)]
+    assert distinct_pages(homed) == homed

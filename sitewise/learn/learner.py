@@ -22,7 +22,8 @@ import operator
 import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Iterable, Sequence
+from urllib.parse import urldefrag
 
 import numpy as np
 
@@ -33,7 +34,7 @@ from .cluster import cluster_blocks
 from .consolidate import PathIndex, induce, step_selectors
 from .features import BlockRecord, describe_blocks
 from .rules import RULES_FORMAT, BlockMatcher, Extraction, TemplateMatcher, apply_rules, count_words, now_iso, select_blocks
-from .scoring import analyse_text
+from .scoring import analyse_text, text_key
 from .selection import Selection, apply_feedback, select_article
 from .selectors import Step
 from .templates import MIN_TEMPLATE_PAGES, choose_match, group_templates
@@ -112,12 +113,15 @@ class SiteLearner:
         them belong to). Pages no template fits are left to the fallback, never the whole site."""
         started = time.perf_counter()
         phases: dict[str, float] = {}
-        pages = [p for p in pages if p.blocks]
-        if not pages:
+        given = [p for p in pages if p.blocks]
+        if not given:
             raise LearnError("no pages with blocks to learn from")
+        pages = distinct_pages(given)
+        if len(pages) < len(given):
+            log.debug("%d of %d pages are copies of others: learning from %d", len(given) - len(pages), len(given), len(pages))
         # The caller decides what one site is (the store's site key, an eval group, a --site name): pages
         # of several hosts or domains are learned together, a template per layout, whatever their hosts.
-        site_name = site or Counter(p.site for p in pages).most_common(1)[0][0]
+        site_name = site or Counter(p.site for p in given).most_common(1)[0][0]
 
         mark = time.perf_counter()
         records = describe_blocks(pages)
@@ -175,8 +179,9 @@ class SiteLearner:
         self.rules_: dict[str, Any] = {
             "format": RULES_FORMAT,
             "site": site_name,
-            # whose pages the rules are of, whatever the name: a rule set handed to sitewise.extract applies to them
-            "sites_learned": sorted({page.site for page in pages}),
+            # whose pages the rules are of, whatever the name: a rule set handed to sitewise.extract applies to
+            # them (copies included: a page's copy under another site's address, a mirror, is that site's too)
+            "sites_learned": sorted({page.site for page in given}),
             "learned_at": now_iso(),
             "pages_learned": len(pages),
             "confidence": round(confidence, 4),
@@ -212,6 +217,26 @@ class SiteLearner:
             extraction = apply_rules(rules, page=self.pages_[page_number])
             scores.append(word_prf(extraction.text, reference).f1 if extraction.confident else 0.0)
         return sum(scores) / len(scores)
+
+
+def distinct_pages(pages: Iterable[Page]) -> list[Page]:
+    """The pages, each once (the first given): a page given again, under the same URL (fragment aside) or
+    with the same text (by :func:`sitewise.learn.scoring.text_key`: a file named twice, a print or
+    tracking-parameter copy of an article), is a copy. The learner knows boilerplate as text that recurs on
+    many pages: copies made their article look like it (three copies of one of eight pages, and no article
+    body was found). A page's canonical URL does not decide: pages set it wrong (every page of a site
+    naming its home page), and the store keys pages by it already."""
+    addresses: set[str] = set()
+    texts: set[str] = set()
+    kept = []
+    for page in pages:
+        address, text = urldefrag(page.url).url, text_key(page.text)
+        if address in addresses or text in texts:
+            continue
+        addresses.add(address)
+        texts.add(text)
+        kept.append(page)
+    return kept
 
 
 def _distinct_paths(records: Sequence[BlockRecord]) -> tuple[list[tuple[Step, ...]], list[int]]:
