@@ -24,8 +24,13 @@ _MARKUP_START = re.compile(r"^(?:#|>|[-*+](?:\s|$)|`{3}|~{3}|([-_*])(?:\s*\1){2,
 #: a digit is no escape, and Markdown would show it.
 _ORDERED_START = re.compile(r"^(\d{1,9})([.)])(?=\s|$)")
 #: Characters Markdown reads as inline markup anywhere in a line: a backslash, code spans, emphasis,
-#: links, and HTML tags; an underscore only at a word's edge (``snake_case`` is no emphasis).
-_INLINE_MARKUP = re.compile(r"[\\`*\[\]<]|(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])")
+#: links, and HTML tags; an underscore only at a word's edge (``snake_case`` is no emphasis); an ampersand
+#: only where it starts an entity or numeric character reference (``&copy;``, ``&#169;``, ``&#xA9;``,
+#: which Markdown shows as the character; "AT&T" or "&" alone it shows as they are). Any name before a
+#: ";" counts, not only HTML's entity names: ``\&`` is a valid escape wherever it stands.
+_INLINE_MARKUP = re.compile(
+    r"[\\`*\[\]<]|(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])|&(?=[A-Za-z][A-Za-z0-9]*;|#[0-9]{1,7};|#[xX][0-9a-fA-F]{1,6};)"
+)
 #: A heading ending in a run of "#" after a space would lose it (Markdown reads it as the heading's close).
 _HEADING_CLOSE = re.compile(r"(?<=\s)(#+)\s*$")
 _SPACES = re.compile(r"\s+")

@@ -191,6 +191,17 @@ def test_markdown_escapes_what_it_would_read_as_markup():
     assert "\\---" in lines and f"- \\- {story}" in lines and "## Ranked number \\#" in lines
 
 
+def test_markdown_escapes_an_ampersand_that_would_start_a_character_reference():
+    # the page's text says "&copy;" (written &amp;copy; in its HTML): Markdown would show "©" for it
+    story = "The harbor workers voted for a strike after the long talks with the port."
+    text = "Write &copy; 2024, &#169;, &#xA9; or &lt;b&gt; as they are; AT&T & co and &#12345678; stay."
+    html = f"<html><body><article><h2>Q&amp;A: &amp;amp;</h2><p>{story * 3}</p><p>{text.replace('&', '&amp;')}</p></article></body></html>"
+    lines = sitewise.extract(html, output="markdown").split("\n")
+    assert ("Write \\&copy; 2024, \\&#169;, \\&#xA9; or \\&lt;b\\&gt; as they are; AT&T & co and &#12345678; stay."
+            in lines)
+    assert "## Q&A: \\&amp;" in lines
+
+
 def test_bytes_are_decoded_by_the_pages_charset():
     body = "Café owners on the harbor street say the summer season was the best in a decade, for all of them."
     html = f"<html><head><meta charset='iso-8859-1'><title>Café</title></head><body><p>{body}</p></body></html>"
