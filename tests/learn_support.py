@@ -38,6 +38,8 @@ DEFAULT_STYLE.update({
 })
 _RULE = re.compile(r"([^{}]+)\{([^}]*)\}")
 _SPACES = re.compile(r"\s+")
+#: What separates an element's class names (its classList): ASCII whitespace only, not U+00A0 or U+3000.
+_CLASS_SEPARATOR = re.compile(r"[ \t\n\r\f]+")
 
 
 def _css_rules(doc: Any) -> list[tuple[str, dict[str, str]]]:
@@ -74,7 +76,7 @@ def _selector_path(element: Any) -> str:
     for node in list(element.iterancestors())[::-1] + [element]:
         if node.tag == "html":
             continue
-        classes = frozenset((node.get("class") or "").split())
+        classes = frozenset(name for name in _CLASS_SEPARATOR.split(node.get("class") or "") if name)
         steps.append(Step(node.tag, node.get("id") or "", classes).css() if node.tag != "body" else "body")
     return " > ".join(steps)
 

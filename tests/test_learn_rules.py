@@ -6,7 +6,9 @@ import copy
 import pytest
 
 from learn_support import static_page
+from sitewise.learn import selectors
 from sitewise.learn.rules import RulesError, apply_rules, count_words, select_blocks, validate_rules
+from sitewise.learn.selectors import Step
 
 HTML = """<!DOCTYPE html><html><head><title>Cranes return</title>
 <style>.hidden { display: none }</style></head><body>
@@ -62,6 +64,58 @@ def test_validate_accepts_a_good_rule_set_and_names_bad_fields():
         with pytest.raises(RulesError) as error:
             validate_rules(rules)
         assert error.value.field == field
+
+
+@pytest.fixture
+def spelling_as_written(monkeypatch):
+    """Names handed to lexbor as they are written (as before every non-ASCII character was escaped)."""
+    monkeypatch.setattr(selectors, "lexbor_escape", selectors.css_escape)
+    selectors.lexbor_selector.cache_clear()
+    selectors.check_lexbor_reads.cache_clear()
+    yield
+    selectors.lexbor_selector.cache_clear()
+    selectors.check_lexbor_reads.cache_clear()
+
+
+def test_validate_refuses_a_selector_lexbor_cannot_parse(spelling_as_written):
+    rules = copy.deepcopy(RULES)
+    rules["templates"][1]["include"] = ["div.body", "div.story\u2014body"]
+    with pytest.raises(RulesError, match="cannot parse") as error:
+        validate_rules(rules)
+    assert error.value.field == "templates[1].include[1]"
+
+
+#: Class and id names with characters lexbor's selector parser refuses written as they are (an em dash, ©,
+#: ¶, a soft hyphen, a zero-width space, no-break and em spaces, one at a name's end, private use), and
+#: others it reads (ö, 日本, an emoji); "main " ends in an (escaped) space.
+ODD_NAMES = ["story\u2014body", "\u00a9notice", "para\u00b6", "soft\u00adhyphen", "zero\u200bwidth", "no\u00a0break",
+             "em\u2003", "\ue000private", "schön", "日本", "story\U0001f600"]
+
+
+@pytest.mark.parametrize("name", ODD_NAMES)
+def test_names_with_any_character_select_the_same_on_html_and_blocks(name):
+    html = (f'<html><head><title>Cranes</title></head><body><article id="main "><h1 class="{name}">Cranes return</h1>'
+            f'<div class="{name} body"><p>The three cranes of the old harbour lifted their first containers on Monday.</p>'
+            f'<p id="{name}">Advertisement: buy a boat</p><p>Dock workers cheered as the cranes turned.</p></div>'
+            '</article><footer><p>Copyright the Harbour Times</p></footer></body></html>')
+    rules = {"format": 1, "site": "harbour.test", "templates": [{
+        "name": "story",
+        "match": [Step("article", "main ").css()],  # as the learner writes them: css_escape
+        "include": [Step("div", "", frozenset([name])).css()],
+        "exclude": [Step("p", name).css()],
+        "heading": [f"article > {Step('h1', '', frozenset([name])).css()}"],
+        "words": [5, 100],
+    }]}
+    validate_rules(rules)
+    from_html = apply_rules(rules, html=html)
+    from_blocks = apply_rules(rules, page=static_page("http://harbour.test/a", html))
+    for found in (from_html, from_blocks):
+        assert found.confident and found.template == "story"
+        assert found.text.splitlines() == [
+            "Cranes return",
+            "The three cranes of the old harbour lifted their first containers on Monday.",
+            "Dock workers cheered as the cranes turned.",
+        ]
 
 
 def test_apply_to_blocks_picks_the_matching_template_and_selects_in_order(page):

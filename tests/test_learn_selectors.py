@@ -1,14 +1,16 @@
 """Selector paths: escaping, parsing, and matching that agrees with a real CSS engine (lxml/cssselect)."""
 from __future__ import annotations
 
+import html
 import random
 
 import lxml.html
 import pytest
+from selectolax.lexbor import LexborHTMLParser
 
 from sitewise.learn.selectors import (
-    SelectorError, Step, css_escape, css_unescape, matches_path, parse_path, parse_selector, path_string,
-    selects_path,
+    SelectorError, Step, check_lexbor_reads, css_escape, css_unescape, lexbor_selector, matches_path, parse_path,
+    parse_selector, path_string, selects_path,
 )
 
 
@@ -35,6 +37,38 @@ def test_parse_and_print_round_trip():
 def test_unsupported_or_malformed_selectors_are_refused(bad):
     with pytest.raises(SelectorError):
         parse_selector(bad)
+
+
+def test_only_css_whitespace_is_whitespace():
+    # U+00A0, U+2003 and U+3000 are name characters in CSS (Python's str.strip and \\s take them as spaces)
+    assert parse_selector("p.a\u00a0")[0].compounds[0].classes == frozenset({"a\u00a0"})
+    assert parse_selector("div >\u3000x")[0].compounds[1].tag == "\u3000x"
+    assert parse_path("body > p.x\u2003")[1].classes == frozenset({"x\u2003"})
+    # an escaped space ends a name; a hex escape ends at one whitespace of any kind
+    assert parse_selector("div#main\\ ")[0].compounds[0].id == "main "
+    assert parse_selector("p.\\31\ta")[0].compounds[0].classes == frozenset({"1a"})
+
+
+#: Code points per lexbor page in the test below: each selector of a list is tried on each element.
+CHUNK = 256
+
+
+def test_lexbor_and_the_path_matcher_agree_on_every_character_of_a_name():
+    # Lexbor's parser refuses 9,297 characters of U+0080-U+FFFF written as they are (U+2014, ©, a soft
+    # hyphen...), which CSS.escape and the learner write so: lexbor_selector spells them as it reads them.
+    code_points = [c for c in range(0x80, 0x10000) if not 0xD800 <= c <= 0xDFFF] + [0x1F600, 0x10FFFF]
+    for start in range(0, len(code_points), CHUNK):
+        names = [f"{chr(c)}a{chr(c)}" for c in code_points[start:start + CHUNK]]
+        page = LexborHTMLParser("<body><i class=a>decoy</i>" + "".join(
+            f'<i class="{html.escape(n)}" id="{html.escape(n)}">t</i>' for n in names) + "</body>")
+        for steps in ([Step("i", "", frozenset([n])) for n in names], [Step("i", n) for n in names]):
+            learned = ", ".join(step.css() for step in steps)  # as the learner writes them (CSS.escape)
+            check_lexbor_reads(learned)
+            assert [node.attributes["id"] for node in page.css(lexbor_selector(learned))] == names
+            # the matcher reads the same names in the selectors, and in the collector's paths
+            assert [selector.compounds[0] for selector in parse_selector(learned)] == steps
+            path = [Step("i", n, frozenset([n])) for n in names]
+            assert parse_path(path_string(path)) == tuple(path)
 
 
 def test_parse_path_fast_and_slow_agree():

@@ -28,7 +28,7 @@ from typing import Any, Callable, Container, Iterable, Sequence, TypeVar
 from ..elements import UNRENDERED
 from ..mojibake import repair_mojibake
 from ..page import Block, Page
-from .selectors import Complex, SelectorError, Step, parse_path, parse_selector
+from .selectors import Complex, SelectorError, Step, check_lexbor_reads, lexbor_selector, parse_path, parse_selector
 
 #: Bumped whenever a field of the rule set JSON changes meaning.
 RULES_FORMAT = 1
@@ -158,7 +158,7 @@ def _selector_list(value: Any, where: str, *, allow_empty: bool) -> None:
         raise RulesError(where, "must not be empty")
     for index, selector in enumerate(value):
         try:
-            parse_selector(selector)
+            check_lexbor_reads(selector)  # parses it, and sees that lexbor (which applies it to HTML) does too
         except SelectorError as exc:
             raise RulesError(f"{where}[{index}]", str(exc)) from None
 
@@ -380,15 +380,15 @@ def _article_lines(tree: Any, template: dict[str, Any]) -> tuple[list[Any], list
     CAPTION or BODY). The heading is read before the body's excludes change the tree: a date line may
     sit inside an element the body excludes."""
     include, exclude, heading = template["include"], template.get("exclude", []), template.get("heading", [])
-    excluded_nodes = tree.css(", ".join(exclude)) if exclude else []
+    excluded_nodes = _select(tree, exclude) if exclude else []
     excluded = {node.mem_id for node in excluded_nodes}
-    included_nodes = tree.css(", ".join(include))
+    included_nodes = _select(tree, include)
     elements = _outermost(included_nodes, excluded)  # found before the excludes leave the tree
     pending: list[tuple[Any, int | None, list[str]]] = []  # heading elements the body will not give
     heading_ids: set[int] = set()
     if heading:
         included = {node.mem_id for node in included_nodes}
-        for element in _outermost(tree.css(", ".join(heading))):
+        for element in _outermost(_select(tree, heading)):
             heading_ids.add(element.mem_id)
             chain = _ancestor_ids(element)
             enclosing = next((i for i in chain if i in included), None)
@@ -397,7 +397,7 @@ def _article_lines(tree: Any, template: dict[str, Any]) -> tuple[list[Any], list
             pending.append((element, enclosing, element_lines(element)))
     # Where pending heading lines go among the body's: by document position, read before the excludes
     # leave (and only when there are such lines: most pages' heading is inside the body).
-    order = {node.mem_id: i for i, node in enumerate(tree.css(", ".join(include + heading)))} if pending else {}
+    order = {node.mem_id: i for i, node in enumerate(_select(tree, include + heading))} if pending else {}
     _remove(excluded_nodes)
     body_lines = [(element, line, block) for element in elements for line, block in _lines_and_blocks(element)]
     kinds = _LineKinds(elements, heading_ids)
@@ -450,8 +450,14 @@ def _ancestor_ids(node: Any, stop: Any = None, limit: int | None = None) -> list
     return ids
 
 
+def _select(tree: Any, selectors: Sequence[str]) -> list[Any]:
+    """The nodes a list of learned selectors selects, in document order: each spelled as lexbor reads
+    it (:func:`lexbor_selector`; some names' characters, written as they are, make its parser fail)."""
+    return tree.css(", ".join(map(lexbor_selector, selectors)))
+
+
 def _present(tree: Any, selector: str) -> bool:
-    return any(node.text(deep=True).strip() for node in tree.css(selector))
+    return any(node.text(deep=True).strip() for node in _select(tree, [selector]))
 
 
 def _outermost(nodes: list[Any], excluded: Container[int] = frozenset()) -> list[Any]:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
-from typing import NamedTuple, Sequence
+from typing import Callable, NamedTuple, Sequence
 
 
 class SelectorError(ValueError):
@@ -46,13 +46,15 @@ class Step(NamedTuple):
             return False
         return self.classes <= element.classes
 
-    def css(self, class_order: Sequence[str] | None = None) -> str:
-        """The compound as CSS text; classes sorted (or in ``class_order``) for a stable spelling."""
+    def css(self, class_order: Sequence[str] | None = None, escape: Callable[[str], str] | None = None) -> str:
+        """The compound as CSS text; classes sorted (or in ``class_order``) for a stable spelling, names
+        escaped by ``escape`` (:func:`css_escape` by default)."""
+        escape = escape or css_escape
         classes = class_order if class_order is not None else sorted(self.classes)
-        out = css_escape(self.tag) if self.tag and self.tag != "*" else ""
+        out = escape(self.tag) if self.tag and self.tag != "*" else ""
         if self.id:
-            out += "#" + css_escape(self.id)
-        out += "".join("." + css_escape(c) for c in classes)
+            out += "#" + escape(self.id)
+        out += "".join("." + escape(c) for c in classes)
         return out or "*"
 
 
@@ -63,13 +65,13 @@ class Complex:
     compounds: tuple[Step, ...]
     combinators: tuple[str, ...]
 
-    def css(self) -> str:
-        parts = []
-        for combinator, compound in zip(self.combinators, self.compounds):
-            if combinator == ">":
-                parts.append("> ")
-            parts.append(compound.css() + " ")
-        return "".join(parts).strip()
+    def css(self, escape: Callable[[str], str] | None = None) -> str:
+        """The selector as CSS text, names escaped by ``escape`` (:func:`css_escape` by default)."""
+        # Joined by spaces, never stripped: str.strip would take a name's own last U+00A0 or U+3000 too.
+        return " ".join(
+            ("> " if combinator == ">" else "") + compound.css(escape=escape)
+            for combinator, compound in zip(self.combinators, self.compounds)
+        )
 
     def matches_at(self, path: Sequence[Step], index: int) -> bool:
         """True when the element ``path[index]`` (with ancestors ``path[:index]``) matches."""
@@ -118,7 +120,14 @@ def css_escape(ident: str) -> str:
     return "".join(out)
 
 
-_HEX_ESCAPE = re.compile(r"\\([0-9a-fA-F]{1,6}) ?|\\(.)", re.DOTALL)
+#: Whitespace as CSS reads it (a selector's combinators, the space that ends a hex escape): ASCII only.
+#: U+00A0, U+2003 or U+3000 are name characters in CSS, not whitespace as Python's ``\s`` or
+#: ``str.strip`` take them.
+_CSS_WHITESPACE = " \t\n\r\f"
+_SPACE = f"[{_CSS_WHITESPACE}]"
+#: A hex escape swallows one whitespace after it (CR LF counting as one).
+_ESCAPE_END = rf"(?:\r\n|{_SPACE})?"
+_HEX_ESCAPE = re.compile(rf"\\([0-9a-fA-F]{{1,6}}){_ESCAPE_END}|\\(.)", re.DOTALL)
 
 
 def css_unescape(text: str) -> str:
@@ -133,12 +142,29 @@ def css_unescape(text: str) -> str:
     return _HEX_ESCAPE.sub(replace, text)
 
 
+#: Lexbor (selectolax's parser, which applies rules to HTML) reads names by the "ident code points" of
+#: CSS Syntax Level 3's current draft, which leave out 9,297 characters of U+0080-U+FFFF that
+#: ``CSS.escape``, browsers and this module keep as they are: U+0080-U+00B6 (the soft hyphen, ©, ¶),
+#: U+00B8-U+00BF, ×, ÷, U+037E, U+2000-U+200B (spaces, the zero-width space), U+200E-U+203E (dashes,
+#: quotes, ‰), U+2041-U+206F, U+2190-U+2BFF (arrows, maths, symbols), U+2FF0-U+3000, the private use
+#: area U+E000-U+F8FF, U+FDD0-U+FDEF and U+FFFE-U+FFFF (none above: a probe of every code point). Its
+#: selector parser fails on one written as it is, but reads a hex escape of any code point as the
+#: character, so every non-ASCII character reaches lexbor escaped: no table to keep in step with it.
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+
+
+def lexbor_escape(ident: str) -> str:
+    """:func:`css_escape`, with every non-ASCII character written as a hex escape (see :data:`_NON_ASCII`)."""
+    return _NON_ASCII.sub(lambda match: f"\\{ord(match.group()):x} ", css_escape(ident))
+
+
 # -- parsing -------------------------------------------------------------------------------------
 
-# An identifier: name characters or escapes (a hex escape may swallow one following space).
-_IDENT = r"(?:[\w\-\u0080-\U0010ffff]|\\[0-9a-fA-F]{1,6} ?|\\[^0-9a-fA-F\n])+"
+# An identifier: name characters or escapes (a hex escape may swallow one whitespace after it).
+_IDENT = rf"(?:[\w\-\u0080-\U0010ffff]|\\[0-9a-fA-F]{{1,6}}{_ESCAPE_END}|\\[^0-9a-fA-F\n])+"
 _TOKEN = re.compile(
-    rf"(?P<comma>\s*,\s*)|(?P<child>\s*>\s*)|(?P<space>\s+)|(?P<tag>{_IDENT}|\*)|#(?P<id>{_IDENT})|\.(?P<cls>{_IDENT})"
+    rf"(?P<comma>{_SPACE}*,{_SPACE}*)|(?P<child>{_SPACE}*>{_SPACE}*)|(?P<space>{_SPACE}+)"
+    rf"|(?P<tag>{_IDENT}|\*)|#(?P<id>{_IDENT})|\.(?P<cls>{_IDENT})"
 )
 
 
@@ -157,8 +183,8 @@ def _tokens(text: str) -> list[tuple[str, str]]:
 @functools.lru_cache(maxsize=4096)
 def parse_selector(text: str) -> tuple[Complex, ...]:
     """Parse a selector list of the supported subset; raises :class:`SelectorError` otherwise."""
-    text = text.strip()
-    if not text:
+    # (Whitespace at the ends is left to the tokens: the last may be an escaped space, part of a name.)
+    if not text.strip(_CSS_WHITESPACE):
         raise SelectorError("empty selector")
     selectors: list[Complex] = []
     compounds: list[Step] = []
@@ -210,6 +236,28 @@ def parse_selector(text: str) -> tuple[Complex, ...]:
     return tuple(selectors)
 
 
+@functools.lru_cache(maxsize=4096)
+def lexbor_selector(text: str) -> str:
+    """A selector list of the supported subset spelled so that selectolax's lexbor parser reads what
+    :func:`parse_selector` (and a browser) reads in it: every learned selector reaches lexbor through
+    this. Raises :class:`SelectorError` when the selector is outside the subset."""
+    return ", ".join(selector.css(escape=lexbor_escape) for selector in parse_selector(text))
+
+
+@functools.lru_cache(maxsize=4096)
+def check_lexbor_reads(text: str) -> None:
+    """Raise :class:`SelectorError` unless the selector is in the supported subset and lexbor parses its
+    :func:`lexbor_selector` spelling: a rule set is refused when it is loaded, not on every page."""
+    from selectolax.lexbor import LexborHTMLParser, SelectolaxError
+
+    spelled = lexbor_selector(text)
+    try:
+        # An empty page of its own: a parser's selector engine is not to be shared between threads.
+        LexborHTMLParser("").css(spelled)
+    except SelectolaxError as exc:
+        raise SelectorError(f"selectolax (lexbor) cannot parse {text!r} (spelled {spelled!r} for it): {exc}") from None
+
+
 _PLAIN_STEP = re.compile(r"([A-Za-z][A-Za-z0-9-]*)(?:#([A-Za-z0-9_-]+))?((?:\.[A-Za-z0-9_-]+)*)")
 
 
@@ -219,7 +267,7 @@ def parse_path(selector_path: str) -> tuple[Step, ...]:
     if "\\" not in selector_path:
         # Fast path for the usual unescaped path; anything unusual goes through the full parser.
         steps = []
-        for part in selector_path.strip().split(" > "):
+        for part in selector_path.strip(_CSS_WHITESPACE).split(" > "):
             match = _PLAIN_STEP.fullmatch(part)
             if match is None:
                 break
