@@ -25,9 +25,10 @@ def stories():
     return [page for page, sample in pages.values() if sample.article]
 
 
-def comments_as_article(page: Page) -> Page:
-    """The page with its body cut to scraps and long title-matching text in its comments."""
-    words = (page.titles[0] if page.titles else "story").split()
+def comments_as_article(page: Page, signed: str = "") -> Page:
+    """The page with its body cut to scraps and long title-matching text in its comments (ending in
+    ``signed``: copies the learner does not take for one page)."""
+    words = (page.titles[0] if page.titles else "story").split() + ([signed] if signed else [])
     blocks = [
         dataclasses.replace(b, text="Read more") if "story-body" in b.selector
         else dataclasses.replace(b, text=" ".join(words * 30)) if "comments" in b.selector and b.tag == "p" else b
@@ -122,8 +123,8 @@ def test_held_rules_wait_for_the_administrator(store, stories):
     assert learn_stored_site(store, SITE, policy=NO_SPAN).stored
     served = store.rules(SITE)
     for n, page in enumerate(stories[6:]):
-        for copy in range(4):  # many addresses, several decoys each
-            fake = comments_as_article(dataclasses.replace(page, url=page.url.replace(".html", f"-{copy}.html")))
+        for copy in ("alpha", "bravo", "charlie", "delta"):  # many addresses, several decoys each, each its own
+            fake = comments_as_article(dataclasses.replace(page, url=page.url.replace(".html", f"-{copy}.html")), copy)
             store.put_page(fake, contributor=f"bot-{n}-{copy}")
     outcome = learn_stored_site(store, SITE, policy=NO_SPAN)
     assert outcome.decision == "hold" and not outcome.stored
