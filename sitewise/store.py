@@ -218,7 +218,8 @@ class Store:
         """The site a URL or host belongs to here: its registrable domain (``sitewise.page.site_of``),
         or the site an administrator joined that domain to (:meth:`put_alias`). Every page, rule set and
         feedback mark of ``news.bbc.co.uk``, ``www.bbc.co.uk`` and ``bbc.co.uk`` is under one key."""
-        domain = site_of(url_or_host) if "://" in url_or_host else site_of_host(url_or_host)
+        # (a host holds no "/": "//host/path", a URL without its scheme, is a URL)
+        domain = site_of(url_or_host) if "/" in url_or_host else site_of_host(url_or_host)
         joined = self.redis.hget(ALIASES, domain)
         return joined.decode() if joined is not None else domain
 

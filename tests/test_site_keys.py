@@ -101,6 +101,13 @@ def test_joining_moves_the_stored_pages_and_parting_leaves_them(client, store, s
     assert store.site_key("gazettebusiness.com") == "gazettebusiness.com"
 
 
+
+def test_a_url_without_its_scheme_is_keyed_by_its_host(store):
+    # a page's URL may come as //host/path (it names a host all the same): the fuzzer's
+    # "//fuzz.example/\x80" was taken for a host name and IDNA refused it (POST /api/extract: 500)
+    assert store.site_key("//news.fuzz.example/\x80") == "fuzz.example"
+    assert store.site_key("https://news.fuzz.example/a") == store.site_key("news.fuzz.example") == "fuzz.example"
+
 RULES = {"templates": [{"name": "story", "match": ["article"], "include": ["article"], "exclude": [], "words": [5, 500]}],
          "pages_learned": 5}
 
