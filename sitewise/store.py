@@ -17,7 +17,8 @@ key                                type    holds
                                            the operator stored (CLI, admin token)
 ``sw:site:{site}:taught``          set     keys of pages the current rules were learned from (kept)
 ``sw:site:{site}:meta``            hash    ``pages_since_learn``, ``rule_version``, ``learned_at``,
-                                           ``support`` (JSON: who the current rules fit)
+                                           ``support`` (JSON: who the current rules fit), ``generation``
+                                           (this life of the site: see :meth:`Store.generation`)
 ``sw:site:{site}:rules``           hash    rule version (1, 2, …) → rule set JSON; never rewritten
 ``sw:site:{site}:held``            hash    a rule version held for review: ``rules``, ``reason``,
                                            ``held_at``, ``support``
@@ -26,7 +27,9 @@ key                                type    holds
 
 Every write that touches several keys runs in one MULTI/EXEC transaction, so a crash leaves either the
 whole write or none of it; a rule version is written before it becomes current, so a reader never sees
-a half-written one.
+a half-written one. What a learn writes (rules, the pages they were learned from, a held version) is
+written only if the site it started on is still there (:meth:`Store.generation`): a site deleted while it
+is being learned stays deleted.
 """
 from __future__ import annotations
 
@@ -35,13 +38,16 @@ import secrets
 import time
 import zlib
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator, TypeVar
 
 import redis
 
 from .config import Settings
+from .errors import SitewiseError
 from .page import Page, PageError, site_of, site_of_host
 from .redis_conn import connect
+
+_Written = TypeVar("_Written")
 
 PREFIX = "sw:"
 SITES = PREFIX + "sites"
@@ -56,6 +62,18 @@ MAX_FEEDBACK_PER_SITE = 1000
 #: stays open for new pages, which must be able to reach the next learn.
 TAUGHT_SHARE_OF_CAP = 0.5
 _SITE_KINDS = ("pages", "order", "contributors", "taught", "meta", "rules", "held", "feedback")
+#: The meta field naming a site's current life: a random token, made when a learn first asks for it.
+GENERATION_FIELD = "generation"
+#: Random bytes of a generation token: enough that a deleted site's token never comes back.
+_GENERATION_BYTES = 8
+
+#: A site's generation, made if it has none, without bringing a deleted site back (no meta hash: no site).
+#: KEYS: meta. ARGV: field, a new token. Returns the generation, or nil when the site does not exist.
+_GENERATION = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return false end
+redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2])
+return redis.call('HGET', KEYS[1], ARGV[1])
+"""
 
 #: Store a page unless another contributor owns its key (one round trip, atomic). KEYS: pages,
 #: contributors, order, sites, meta. ARGV: page key, blob, contributor ("" = the operator), time, site.
@@ -85,6 +103,15 @@ def _key(site: str, kind: str) -> str:
     return f"{PREFIX}site:{site}:{kind}"
 
 
+class SiteGone(SitewiseError):
+    """The site was deleted (and perhaps uploaded anew) since the write's generation was read: nothing
+    was written."""
+
+    def __init__(self, site: str) -> None:
+        super().__init__(f"{site} was deleted since its learn started")
+        self.site = site
+
+
 @dataclass(frozen=True)
 class PutResult:
     """What storing a page did."""
@@ -108,6 +135,7 @@ class Store:
         self.max_pages_per_site = max_pages_per_site
         self._salt: str | None = None
         self._put_page = client.register_script(_PUT_PAGE)
+        self._generation = client.register_script(_GENERATION)
 
     # -- pages ---------------------------------------------------------------------------------
 
@@ -187,13 +215,17 @@ class Store:
 
     def set_taught(self, site: str, keys: list[str]) -> None:
         """Record the pages the current rules were learned from (at most :data:`TAUGHT_SHARE_OF_CAP` of
-        the cap, the first given first): the cap evicts them last."""
-        kept = keys[: int(self.max_pages_per_site * TAUGHT_SHARE_OF_CAP)]
+        the cap, the first given first): the cap evicts them last. :meth:`put_rules` records them with the
+        rules it stores."""
         with self.redis.pipeline(transaction=True) as pipe:
-            pipe.delete(_key(site, "taught"))
-            if kept:
-                pipe.sadd(_key(site, "taught"), *kept)
+            self._queue_taught(pipe, site, keys)
             pipe.execute()
+
+    def _queue_taught(self, pipe: redis.client.Pipeline, site: str, keys: list[str]) -> None:
+        kept = keys[: int(self.max_pages_per_site * TAUGHT_SHARE_OF_CAP)]
+        pipe.delete(_key(site, "taught"))
+        if kept:
+            pipe.sadd(_key(site, "taught"), *kept)
 
     def taught(self, site: str) -> set[str]:
         return {k.decode() for k in self.redis.smembers(_key(site, "taught"))}
@@ -285,37 +317,71 @@ class Store:
         }
 
     def delete_site(self, site: str) -> bool:
+        """Delete everything the store holds of a site: pages, rules, feedback and its generation (a learn
+        that started before cannot store: :meth:`generation`). False when it was not listed."""
         with self.redis.pipeline(transaction=True) as pipe:
             pipe.zrem(SITES, site)
             pipe.delete(*(_key(site, kind) for kind in _SITE_KINDS))
             removed, _ = pipe.execute()
         return bool(removed)
 
-    # -- rules ---------------------------------------------------------------------------------
+    def generation(self, site: str) -> str | None:
+        """The site's current life, for a learn to write only to the site it read: a token made the first
+        time it is asked for and deleted with the site, so a site deleted and uploaded anew has another.
+        None when the site does not exist."""
+        token = self._generation(keys=[_key(site, "meta")],
+                                 args=[GENERATION_FIELD, secrets.token_hex(_GENERATION_BYTES)])
+        return token.decode() if token is not None else None
 
-    def put_rules(self, site: str, rules: dict[str, Any], support: dict[str, Any] | None = None) -> int:
-        """Store a new rule version and make it current; returns its version number.
-
-        The version is fixed inside the transaction (WATCH on the meta hash), so two workers finishing at
-        once get different versions and the later one wins cleanly. ``pages_since_learn`` starts again at
-        0. ``support`` (``sitewise.trust.Support`` as a dict) says whose pages the rules fit.
-        """
+    def _write_if_current(
+        self, site: str, generation: str | None, write: Callable[[redis.client.Pipeline], _Written]
+    ) -> _Written:
+        """Run ``write`` as one transaction on ``site``, again when the site's meta hash changed meanwhile:
+        ``write`` may read (the pipeline watches the meta hash), then calls ``pipe.multi()`` and queues its
+        writes. With a ``generation``, raises :class:`SiteGone` and writes nothing unless the site is still
+        in that life (deleting it deletes the meta hash, which ends the transaction)."""
         meta_key = _key(site, "meta")
         while True:
             with self.redis.pipeline(transaction=True) as pipe:
                 try:
                     pipe.watch(meta_key)
-                    version = int(pipe.hget(meta_key, "rule_version") or 0) + 1
-                    body = dict(rules, site=site, version=version)
-                    pipe.multi()
-                    pipe.hset(_key(site, "rules"), str(version), json.dumps(body, ensure_ascii=False))
-                    pipe.hset(meta_key, mapping={"rule_version": version, "learned_at": time.time()})
-                    pipe.hset(meta_key, "pages_since_learn", 0)
-                    pipe.hset(meta_key, "support", json.dumps(dict(support or {}, version=version)))
+                    if generation is not None and pipe.hget(meta_key, GENERATION_FIELD) != generation.encode():
+                        raise SiteGone(site)
+                    written = write(pipe)
                     pipe.execute()
-                    return version
+                    return written
                 except redis.WatchError:
                     continue
+
+    # -- rules ---------------------------------------------------------------------------------
+
+    def put_rules(
+        self, site: str, rules: dict[str, Any], support: dict[str, Any] | None = None, *,
+        taught: list[str] | None = None, generation: str | None = None,
+    ) -> int:
+        """Store a new rule version and make it current; returns its version number.
+
+        The version is fixed inside the transaction (WATCH on the meta hash), so two workers finishing at
+        once get different versions and the later one wins cleanly. ``pages_since_learn`` starts again at
+        0. ``support`` (``sitewise.trust.Support`` as a dict) says whose pages the rules fit; ``taught``
+        the keys of the pages they were learned from (:meth:`set_taught`), recorded in the same
+        transaction. A learn passes the ``generation`` it read the pages in: :class:`SiteGone` when the
+        site was deleted since, and nothing is stored.
+        """
+        meta_key = _key(site, "meta")
+
+        def write(pipe: redis.client.Pipeline) -> int:
+            version = int(pipe.hget(meta_key, "rule_version") or 0) + 1
+            body = dict(rules, site=site, version=version)
+            pipe.multi()
+            pipe.hset(_key(site, "rules"), str(version), json.dumps(body, ensure_ascii=False))
+            pipe.hset(meta_key, mapping={"rule_version": version, "learned_at": time.time(), "pages_since_learn": 0,
+                                         "support": json.dumps(dict(support or {}, version=version))})
+            if taught is not None:
+                self._queue_taught(pipe, site, taught)
+            return version
+
+        return self._write_if_current(site, generation, write)
 
     def rules(self, site: str, version: int | None = None) -> dict[str, Any] | None:
         """A rule set: the current one, or a given version; None when there is none."""
@@ -348,22 +414,36 @@ class Store:
         raw = self.redis.hget(_key(site, "meta"), "learned_at")
         return float(raw) if raw else None
 
-    def learn_attempted(self, site: str) -> None:
+    def learn_attempted(self, site: str, generation: str | None = None) -> None:
         """A learn ran and stored nothing (rejected, held, waiting): count new pages from now, so a site
-        whose rules are under attack is not re-learned on every upload."""
-        self.redis.hset(_key(site, "meta"), "pages_since_learn", 0)
+        whose rules are under attack is not re-learned on every upload. ``generation``: as for
+        :meth:`put_rules`."""
+
+        def write(pipe: redis.client.Pipeline) -> None:
+            pipe.multi()
+            pipe.hset(_key(site, "meta"), "pages_since_learn", 0)
+
+        self._write_if_current(site, generation, write)
 
     # -- rule versions held for review ----------------------------------------------------------------
 
-    def hold_rules(self, site: str, rules: dict[str, Any], reason: str, support: dict[str, Any] | None = None) -> None:
+    def hold_rules(
+        self, site: str, rules: dict[str, Any], reason: str, support: dict[str, Any] | None = None, *,
+        generation: str | None = None,
+    ) -> None:
         """Keep a learned rule version aside for an administrator (the newest replaces an older one);
-        the served rules do not change."""
-        self.redis.hset(_key(site, "held"), mapping={
-            "rules": json.dumps(dict(rules, site=site), ensure_ascii=False),
-            "reason": reason,
-            "held_at": time.time(),
-            "support": json.dumps(support or {}),
-        })
+        the served rules do not change. ``generation``: as for :meth:`put_rules`."""
+
+        def write(pipe: redis.client.Pipeline) -> None:
+            pipe.multi()
+            pipe.hset(_key(site, "held"), mapping={
+                "rules": json.dumps(dict(rules, site=site), ensure_ascii=False),
+                "reason": reason,
+                "held_at": time.time(),
+                "support": json.dumps(support or {}),
+            })
+
+        self._write_if_current(site, generation, write)
 
     def held_rules(self, site: str) -> dict[str, Any] | None:
         """The version held for review: ``rules``, ``reason``, ``held_at``, ``support``; None when none."""
@@ -376,10 +456,14 @@ class Store:
     def accept_held(self, site: str) -> int | None:
         """Make the held version current (an administrator's decision); its new version number, None when
         nothing is held."""
-        held = self.held_rules(site)
+        generation = self.generation(site)
+        held = self.held_rules(site) if generation is not None else None
         if held is None:
             return None
-        version = self.put_rules(site, held["rules"], held["support"])
+        try:
+            version = self.put_rules(site, held["rules"], held["support"], generation=generation)
+        except SiteGone:  # deleted meanwhile: what was held went with it
+            return None
         self.redis.delete(_key(site, "held"))
         return version
 

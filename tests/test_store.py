@@ -2,9 +2,11 @@ import os
 import signal
 import threading
 
+import pytest
+
 from sitewise.page import Page
 from sitewise.redis_conn import EmbeddedRedis, connect
-from sitewise.store import Store
+from sitewise.store import SiteGone, Store
 
 
 def make_page(url, text="Body text", canonical=None):
@@ -86,6 +88,33 @@ def test_feedback_and_deletes(store):
     assert store.delete_page("news.com", "https://news.com/a")
     assert not store.delete_page("news.com", "https://news.com/a")
     assert store.delete_site("news.com") and store.sites() == []
+
+
+def test_what_a_learn_writes_is_refused_once_its_site_was_deleted(store):
+    store.put_page(make_page("https://news.com/a"))
+    started = store.generation("news.com")  # a learn starts reading the site
+    assert started and store.generation("news.com") == started
+    store.delete_site("news.com")  # an administrator deletes it meanwhile
+    learn_writes = (
+        lambda generation: store.put_rules("news.com", {"include": ["p"]}, taught=["https://news.com/a"],
+                                           generation=generation),
+        lambda generation: store.hold_rules("news.com", {"include": ["p"]}, "moved", generation=generation),
+        lambda generation: store.learn_attempted("news.com", generation),
+    )
+    for write in learn_writes:
+        with pytest.raises(SiteGone):
+            write(started)
+    assert store.redis.keys("sw:site:*") == [] and store.generation("news.com") is None
+    # Uploaded anew, the site is another life: the old learn still writes nothing, a new learn stores.
+    store.put_page(make_page("https://news.com/b"))
+    for write in learn_writes:
+        with pytest.raises(SiteGone):
+            write(started)
+    assert store.rules("news.com") is None and store.taught("news.com") == set()
+    fresh = store.generation("news.com")
+    assert fresh != started
+    assert store.put_rules("news.com", {"include": ["p"]}, taught=["https://news.com/b"], generation=fresh) == 1
+    assert store.taught("news.com") == {"https://news.com/b"}
 
 
 def test_restart_keeps_data(tmp_path):

@@ -155,3 +155,30 @@ def test_uploads_the_rules_do_not_fit_queue_a_relearn(store, tmp_path):
     assert len(learn_queue(store.redis)) == 0
     assert upload("https://news.example/g/2", "body > div.gallery > p").get_json()["learning"] == "queued"
     assert len(learn_queue(store.redis)) == 1
+
+
+def test_a_site_deleted_while_it_is_learned_stays_deleted(store, gazette_pages, monkeypatch):
+    from sitewise.learn.learner import SiteLearner
+
+    for page in gazette_pages:
+        store.put_page(page)
+    fit = SiteLearner.fit
+
+    def fit_while_the_site_is_deleted_and_uploaded_anew(self, *args, **kwargs):
+        fitted = fit(self, *args, **kwargs)
+        store.delete_site("gazette.test")
+        store.put_page(gazette_pages[0])
+        return fitted
+
+    monkeypatch.setattr(SiteLearner, "fit", fit_while_the_site_is_deleted_and_uploaded_anew)
+    outcome = learn_stored_site(store, "gazette.test", min_pages=1)
+    assert not outcome.stored and outcome.version is None and "deleted" in outcome.reason
+    # Nothing learned from the deleted pages is stored or served; the new upload alone is there.
+    assert store.rules("gazette.test") is None and store.taught("gazette.test") == set()
+    assert store.page_keys("gazette.test") == [gazette_pages[0].key]
+    assert store.site_info("gazette.test")["pages_since_learn"] == 1
+    # The site uploaded anew learns normally.
+    monkeypatch.setattr(SiteLearner, "fit", fit)
+    relearned = learn_stored_site(store, "gazette.test", min_pages=1)
+    assert relearned.stored and relearned.version == 1
+    assert store.taught("gazette.test") == {gazette_pages[0].key}

@@ -15,6 +15,9 @@ from; once a site has rules, a new version that moves the article region on the 
 current rules is held for review, and one that moves it elsewhere waits until independent contributors
 over time agree. The pages the stored rules were learned from are kept by the site's page cap.
 ``force`` skips the guards (an administrator's re-learn).
+
+A learn writes only to the site it read: a site deleted while it is being learned (and perhaps uploaded
+anew) gets nothing from it (:meth:`sitewise.store.Store.generation`).
 """
 from __future__ import annotations
 
@@ -25,7 +28,7 @@ from typing import Any
 
 from ..contributors import balance_contributors
 from ..page import Page
-from ..store import Store
+from ..store import SiteGone, Store
 from ..trust import AgreementPolicy, agreed_marks, judge_change, rule_support
 from .learner import LearnError, SiteLearner
 
@@ -72,7 +75,8 @@ def learn_stored_site(
     policy = policy or AgreementPolicy()
 
     site = store.site_key(site)  # a subdomain or a joined sister domain names its site
-    stored_pages = list(store.pages(site))
+    generation = store.generation(site)  # read before the pages: what is learned from them is for this life
+    stored_pages = list(store.pages(site)) if generation is not None else []
     owners = store.contributors(site)
     pages = balance_contributors(stored_pages, owners)
     set_aside = len(stored_pages) - len(pages)
@@ -92,32 +96,44 @@ def learn_stored_site(
         confidence=rules["confidence"], unlearned_pages=rules["unlearned_pages"], pages_set_aside=set_aside,
         marks_used=len(marks),
     )
-    if not rules["templates"]:
-        outcome.reason = "no template learned (no page has an article body the learner can find)"
-    else:
-        outcome.consistency_new = round(learner.consistency(rules), 4)
-        if current is not None:
-            outcome.consistency_old = round(learner.consistency(current), 4)
-        if not force and outcome.consistency_old is not None and (
-            outcome.consistency_new + CONSISTENCY_TOLERANCE < outcome.consistency_old
-        ):
-            outcome.reason = (
-                f"rejected: the new rules are less consistent ({outcome.consistency_new:.3f}) than version "
-                f"{current_version} ({outcome.consistency_old:.3f}) on the site's pages"
-            )
-        else:
-            _store_agreed(store, site, rules, current, pages, owners, marks, outcome, policy, force)
-    if not outcome.stored:
-        store.learn_attempted(site)
+    try:
+        if not rules["templates"]:
+            outcome.reason = "no template learned (no page has an article body the learner can find)"
+        elif _consistent_enough(learner, rules, current, outcome, force):
+            _store_agreed(store, site, generation, rules, current, pages, owners, marks, outcome, policy, force)
+        if not outcome.stored:
+            store.learn_attempted(site, generation)
+    except SiteGone as exc:
+        outcome.version, outcome.decision, outcome.reason = None, None, f"nothing stored: {exc}"
     outcome.seconds = round(time.perf_counter() - started, 3)
     log.info("learn %s: %s (%d pages, %d set aside, %d of %d marks, version %s, %.2f s)", site, outcome.reason,
              len(pages), set_aside, len(marks), len(all_marks), outcome.version, outcome.seconds)
     return outcome
 
 
+def _consistent_enough(
+    learner: SiteLearner, rules: dict[str, Any], current: dict[str, Any] | None, outcome: LearnOutcome, force: bool
+) -> bool:
+    """The poisoning guard: False (and why, in ``outcome``) when the new rules are less consistent on the
+    pages just learned from than the current ones, beyond :data:`CONSISTENCY_TOLERANCE`; ``force`` passes."""
+    outcome.consistency_new = round(learner.consistency(rules), 4)
+    if current is not None:
+        outcome.consistency_old = round(learner.consistency(current), 4)
+    if force or outcome.consistency_old is None:
+        return True
+    if outcome.consistency_new + CONSISTENCY_TOLERANCE >= outcome.consistency_old:
+        return True
+    outcome.reason = (
+        f"rejected: the new rules are less consistent ({outcome.consistency_new:.3f}) than version "
+        f"{outcome.version} ({outcome.consistency_old:.3f}) on the site's pages"
+    )
+    return False
+
+
 def _store_agreed(
     store: Store,
     site: str,
+    generation: str,
     rules: dict[str, Any],
     current: dict[str, Any] | None,
     pages: list[Page],
@@ -129,18 +145,20 @@ def _store_agreed(
 ) -> None:
     """Store ``rules`` when the site has none, the change is agreed (:func:`sitewise.trust.judge_change`)
     or ``force``; hold them for review or let them wait otherwise. Records what the stored rules fit and
-    the pages they were learned from (kept by the page cap)."""
+    the pages they were learned from (kept by the page cap). Writes nothing unless the site is still in
+    its ``generation`` (:class:`sitewise.store.SiteGone`)."""
     stored_at = store.page_times(site)
     if current is not None and not force:
         verdict = judge_change(current, rules, pages, owners, stored_at, store.learned_at(site) or 0.0, marks, policy)
         outcome.decision = verdict.decision
         if verdict.decision != "store":
             if verdict.decision == "hold":
-                store.hold_rules(site, rules, verdict.reason, rule_support(rules, pages, owners, stored_at).to_dict())
+                support = rule_support(rules, pages, owners, stored_at).to_dict()
+                store.hold_rules(site, rules, verdict.reason, support, generation=generation)
             outcome.reason = verdict.reason
             return
-    outcome.version = store.put_rules(site, rules, rule_support(rules, pages, owners, stored_at).to_dict())
-    store.set_taught(site, _taught_first(pages, owners))
+    support = rule_support(rules, pages, owners, stored_at).to_dict()
+    outcome.version = store.put_rules(site, rules, support, taught=_taught_first(pages, owners), generation=generation)
     outcome.stored = True
     outcome.reason = "stored"
 
