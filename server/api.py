@@ -319,6 +319,7 @@ def admin_relearn(site: str) -> tuple[Response, int]:
 @admin_only
 def admin_delete_site(site: str) -> Response:
     info = known_site(site)
+    services().learning.cancel(info["site"])  # before the store's delete, which drops the job's mark
     services().store.delete_site(info["site"])
     log.warning("admin deleted site %s (%d pages)", info["site"], info["pages"])
     return jsonify({"site": info["site"], "deleted": True})

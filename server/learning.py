@@ -38,6 +38,13 @@ class Learning:
         log.info("learning %s requested (%s): job %s", site, reason, job.id)
         return job.id
 
+    def cancel(self, site: str) -> bool:
+        """Take the pending learn job of ``site`` off the queue (the site is being deleted); False when none
+        was pending."""
+        from sitewise.worker import queue
+
+        return queue.cancel_learn(site, self.connection)
+
     def queue_length(self) -> int:
         from sitewise.worker import queue
 

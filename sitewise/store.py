@@ -25,6 +25,11 @@ key                                type    holds
 ``sw:site:{site}:feedback``        list    reader feedback JSON, oldest first, the newest N kept
 =================================  ======  =====================================================
 
+The learning queue (``sitewise.worker.queue``) keeps two keys of its own per site, named here because
+deleting a site or a page must remove them with the rest (the library never imports the worker):
+``sitewise:learn-pending:{site}`` (string: the id of the site's queued learn job) and
+``sitewise:unmatched:{site}`` (set: keys of pages the site's rules did not fit).
+
 Every write that touches several keys runs in one MULTI/EXEC transaction, so a crash leaves either the
 whole write or none of it; a rule version is written before it becomes current, so a reader never sees
 a half-written one. What a learn writes (rules, the pages they were learned from, a held version) is
@@ -62,6 +67,9 @@ MAX_FEEDBACK_PER_SITE = 1000
 #: stays open for new pages, which must be able to reach the next learn.
 TAUGHT_SHARE_OF_CAP = 0.5
 _SITE_KINDS = ("pages", "order", "contributors", "taught", "meta", "rules", "held", "feedback")
+#: The learning queue's per-site keys (see the module's docstring).
+LEARN_PENDING_PREFIX = "sitewise:learn-pending:"
+UNMATCHED_PREFIX = "sitewise:unmatched:"
 #: The meta field naming a site's current life: a random token, made when a learn first asks for it.
 GENERATION_FIELD = "generation"
 #: Random bytes of a generation token: enough that a deleted site's token never comes back.
@@ -101,6 +109,16 @@ return {1, 1 - exists, redis.call('HLEN', KEYS[1]), since}
 
 def _key(site: str, kind: str) -> str:
     return f"{PREFIX}site:{site}:{kind}"
+
+
+def learn_pending_key(site: str) -> str:
+    """The learning queue's mark of a site's queued learn job (its value: the job id)."""
+    return LEARN_PENDING_PREFIX + site
+
+
+def unmatched_key(site: str) -> str:
+    """The learning queue's set of a site's pages its rules did not fit."""
+    return UNMATCHED_PREFIX + site
 
 
 class SiteGone(SitewiseError):
@@ -231,12 +249,15 @@ class Store:
         return {k.decode() for k in self.redis.smembers(_key(site, "taught"))}
 
     def delete_page(self, site: str, key: str) -> bool:
+        """Delete a page and every mention of its key (the learning queue's unmatched pages too: a deleted
+        page no longer counts towards a re-learn); False when the site had no such page."""
         with self.redis.pipeline(transaction=True) as pipe:
             pipe.hdel(_key(site, "pages"), key)
             pipe.hdel(_key(site, "contributors"), key)
             pipe.zrem(_key(site, "order"), key)
             pipe.srem(_key(site, "taught"), key)
-            removed, _, _, _ = pipe.execute()
+            pipe.srem(unmatched_key(site), key)
+            removed, *_ = pipe.execute()
         return bool(removed)
 
     def storage_used(self) -> tuple[int, int]:
@@ -317,11 +338,12 @@ class Store:
         }
 
     def delete_site(self, site: str) -> bool:
-        """Delete everything the store holds of a site: pages, rules, feedback and its generation (a learn
-        that started before cannot store: :meth:`generation`). False when it was not listed."""
+        """Delete everything about a site: pages, rules, feedback, its generation (a learn that started
+        before cannot store: :meth:`generation`) and the learning queue's keys (its pending mark, its
+        unmatched pages; the queued job itself is the queue's to cancel). False when it was not listed."""
         with self.redis.pipeline(transaction=True) as pipe:
             pipe.zrem(SITES, site)
-            pipe.delete(*(_key(site, kind) for kind in _SITE_KINDS))
+            pipe.delete(*(_key(site, kind) for kind in _SITE_KINDS), learn_pending_key(site), unmatched_key(site))
             removed, _ = pipe.execute()
         return bool(removed)
 

@@ -6,7 +6,7 @@ import pytest
 
 from sitewise.page import Page
 from sitewise.redis_conn import EmbeddedRedis, connect
-from sitewise.store import SiteGone, Store
+from sitewise.store import SiteGone, Store, learn_pending_key, unmatched_key
 
 
 def make_page(url, text="Body text", canonical=None):
@@ -115,6 +115,17 @@ def test_what_a_learn_writes_is_refused_once_its_site_was_deleted(store):
     assert fresh != started
     assert store.put_rules("news.com", {"include": ["p"]}, taught=["https://news.com/b"], generation=fresh) == 1
     assert store.taught("news.com") == {"https://news.com/b"}
+
+
+def test_deleting_a_page_or_site_removes_the_learning_queues_keys_too(store):
+    for key in ("https://news.com/a", "https://news.com/b"):
+        store.put_page(make_page(key))
+        store.redis.sadd(unmatched_key("news.com"), key)  # as sitewise.worker.queue.note_unmatched does
+    store.redis.set(learn_pending_key("news.com"), "learn-news_com-1")
+    store.delete_page("news.com", "https://news.com/a")
+    assert store.redis.smembers(unmatched_key("news.com")) == {b"https://news.com/b"}
+    store.delete_site("news.com")
+    assert store.redis.keys("*news.com*") == []
 
 
 def test_restart_keeps_data(tmp_path):

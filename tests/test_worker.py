@@ -11,7 +11,10 @@ from learn_support import sample_pages
 from sitewise.cli import main
 from sitewise.learn.site import learn_stored_site
 from sitewise.sample_site import generate_site
-from sitewise.worker.queue import JOB_SERIALIZER, enqueue_learn, learn_queue, pending_job_id, release_pending
+from sitewise.worker.queue import (
+    JOB_SERIALIZER, cancel_learn, clear_unmatched, enqueue_learn, learn_queue, note_unmatched, pending_job_id,
+    release_pending, unmatched_pages,
+)
 
 
 @pytest.fixture(scope="module")
@@ -44,6 +47,15 @@ def test_at_most_one_pending_job_per_site(redis_client):
 def test_a_lost_pending_job_is_replaced(redis_client):
     job = enqueue_learn("gazette.test", connection=redis_client)
     job.delete()
+    assert enqueue_learn("gazette.test", connection=redis_client).id != job.id
+
+
+def test_cancel_learn_takes_the_pending_job_off_the_queue(redis_client):
+    job = enqueue_learn("gazette.test", connection=redis_client)
+    other = enqueue_learn("other.test", connection=redis_client)
+    assert cancel_learn("gazette.test", redis_client)
+    assert learn_queue(redis_client).job_ids == [other.id] and pending_job_id("gazette.test", redis_client) is None
+    assert not cancel_learn("gazette.test", redis_client)
     assert enqueue_learn("gazette.test", connection=redis_client).id != job.id
 
 
@@ -117,8 +129,6 @@ def test_learn_and_rules_commands(store, gazette_pages, monkeypatch, capsys, tmp
 
 
 def test_pages_no_template_fits_queue_a_relearn(redis_client):
-    from sitewise.worker.queue import clear_unmatched, note_unmatched, unmatched_pages
-
     assert note_unmatched("gazette.test", "https://gazette.test/gallery/1", connection=redis_client) is None
     # The same page again is still one page.
     assert note_unmatched("gazette.test", "https://gazette.test/gallery/1", connection=redis_client) is None
@@ -155,6 +165,27 @@ def test_uploads_the_rules_do_not_fit_queue_a_relearn(store, tmp_path):
     assert len(learn_queue(store.redis)) == 0
     assert upload("https://news.example/g/2", "body > div.gallery > p").get_json()["learning"] == "queued"
     assert len(learn_queue(store.redis)) == 1
+
+
+def test_deleting_a_site_or_page_forgets_its_pending_learn_and_unmatched_pages(store, tmp_path):
+    from sitewise.server import create_app
+    from server_support import page_dict, settings_for
+
+    app = create_app(settings_for(tmp_path), store)
+    client, admin = app.test_client(), {"Authorization": "Bearer s3cret"}
+    store.put_rules("news.example", {"templates": [{"name": "t1", "match": ["div.story"], "include": ["div.story"],
+                                                    "exclude": [], "words": [1, 10000]}]})
+    for n in (1, 2, 3):  # readers' pages the rules do not fit: the second queues a re-learn
+        assert client.post("/api/pages", json=page_dict(f"https://news.example/private/{n}")).status_code == 201
+    assert len(learn_queue(store.redis)) == 1
+    deleted = client.delete("/api/admin/sites/news.example/pages?key=https://news.example/private/1", headers=admin)
+    assert deleted.status_code == 200
+    assert unmatched_pages("news.example", store.redis) == {"https://news.example/private/2",
+                                                            "https://news.example/private/3"}
+    assert client.delete("/api/admin/sites/news.example", headers=admin).status_code == 200
+    assert len(learn_queue(store.redis)) == 0 and pending_job_id("news.example", store.redis) is None
+    left = [key for key in store.redis.keys("*") if b"news.example" in key or key.startswith(b"rq:job:")]
+    assert [key for key in left if not key.startswith(b"sw:limit:")] == []  # a day's upload counts stay
 
 
 def test_a_site_deleted_while_it_is_learned_stays_deleted(store, gazette_pages, monkeypatch):

@@ -10,6 +10,9 @@ after :data:`PENDING_TTL_S` in case a job is lost with its queue.
 Unmatched pages are a set per site, ``sitewise:unmatched:{site}`` (page keys). Reaching the threshold
 queues a learn; the learn job empties the set when it starts (:func:`clear_unmatched`), since it learns
 from those pages, and pages unmatched after that count towards the next one.
+
+Both keys are named by ``sitewise.store``, whose ``delete_site`` / ``delete_page`` remove them with the
+site or page; :func:`cancel_learn` takes a deleted site's queued job off the queue.
 """
 from __future__ import annotations
 
@@ -20,8 +23,10 @@ import uuid
 import redis
 from rq import Queue
 from rq.exceptions import NoSuchJobError
-from rq.job import Job, Retry
+from rq.job import Job, JobStatus, Retry
 from rq.serializers import JSONSerializer
+
+from sitewise.store import learn_pending_key, unmatched_key
 
 log = logging.getLogger(__name__)
 
@@ -40,26 +45,20 @@ RESULT_TTL_S = 24 * 3600
 FAILURE_TTL_S = 7 * 24 * 3600
 #: A pending mark older than this is stale (the job was lost): the next request enqueues anew.
 PENDING_TTL_S = 3600
-_PENDING = "sitewise:learn-pending:"
 #: Stored pages of a learned site that its rules did not fit, before a re-learn is queued for them: two,
 #: because one page of a new layout is enough to learn it (sitewise.learn.templates) but a single odd
 #: page (an error page, an index) should not re-learn the site on its own.
 NEW_TEMPLATE_PAGES = 2
 #: Unmatched marks older than this are forgotten (the layout did not come back).
 UNMATCHED_TTL_S = 7 * 24 * 3600
-_UNMATCHED = "sitewise:unmatched:"
 
 
 def learn_queue(connection: redis.Redis) -> Queue:
     return Queue(QUEUE_NAME, connection=connection, serializer=JOB_SERIALIZER)
 
 
-def pending_key(site: str) -> str:
-    return _PENDING + site
-
-
 def pending_job_id(site: str, connection: redis.Redis) -> str | None:
-    value = connection.get(pending_key(site))
+    value = connection.get(learn_pending_key(site))
     return value.decode() if isinstance(value, bytes) else value
 
 
@@ -69,14 +68,14 @@ def enqueue_learn(site: str, *, connection: redis.Redis, force: bool = False) ->
         raise ValueError("no site to learn")
     # RQ job ids allow letters, digits, "_" and "-" only.
     job_id = f"learn-{re.sub(r'[^A-Za-z0-9_-]', '_', site)[:80]}-{uuid.uuid4().hex[:12]}"
-    if not connection.set(pending_key(site), job_id, nx=True, ex=PENDING_TTL_S):
+    if not connection.set(learn_pending_key(site), job_id, nx=True, ex=PENDING_TTL_S):
         existing = pending_job_id(site, connection)
         if existing:
             try:
                 return Job.fetch(existing, connection=connection, serializer=JOB_SERIALIZER)
             except NoSuchJobError:
                 log.warning("pending learn job %s of %s is gone; queueing a new one", existing, site)
-        connection.set(pending_key(site), job_id, ex=PENDING_TTL_S)
+        connection.set(learn_pending_key(site), job_id, ex=PENDING_TTL_S)
     try:
         return learn_queue(connection).enqueue_call(
             "sitewise.worker.jobs.learn_site",
@@ -90,8 +89,33 @@ def enqueue_learn(site: str, *, connection: redis.Redis, force: bool = False) ->
             description=f"learn {site}",
         )
     except Exception:
-        connection.delete(pending_key(site))  # nothing was queued: let the next request try again
+        connection.delete(learn_pending_key(site))  # nothing was queued: let the next request try again
         raise
+
+
+def _queued_job(job_id: str, connection: redis.Redis) -> Job | None:
+    """The job ``job_id`` if it still waits in the queue; None when it is gone or has started (a started
+    job released its site's mark, so a mark naming it is stale)."""
+    try:
+        job = Job.fetch(job_id, connection=connection, serializer=JOB_SERIALIZER)
+    except NoSuchJobError:
+        return None
+    return job if job.get_status() == JobStatus.QUEUED else None
+
+
+def cancel_learn(site: str, connection: redis.Redis) -> bool:
+    """Take the pending learn job of ``site`` off the queue and drop its mark (the site is being deleted);
+    False when none was pending. A job already running stores nothing for a deleted site
+    (``sitewise.store.Store.generation``)."""
+    job_id = pending_job_id(site, connection)
+    if not job_id:
+        return False
+    job = _queued_job(job_id, connection)
+    if job is not None:
+        job.delete()
+    release_pending(site, job_id, connection)
+    log.info("pending learn job %s of %s cancelled", job_id, site)
+    return job is not None
 
 
 def release_pending(site: str, job_id: str, connection: redis.Redis) -> None:
@@ -99,20 +123,16 @@ def release_pending(site: str, job_id: str, connection: redis.Redis) -> None:
     with connection.pipeline(transaction=True) as pipe:
         while True:
             try:
-                pipe.watch(pending_key(site))
+                pipe.watch(learn_pending_key(site))
                 if pending_job_id(site, pipe) != job_id:
                     pipe.unwatch()
                     return
                 pipe.multi()
-                pipe.delete(pending_key(site))
+                pipe.delete(learn_pending_key(site))
                 pipe.execute()
                 return
             except redis.WatchError:
                 continue
-
-
-def unmatched_key(site: str) -> str:
-    return _UNMATCHED + site
 
 
 def note_unmatched(
