@@ -31,7 +31,8 @@ class Learning:
 
     def request(self, site: str, reason: str, force: bool = False) -> str:
         """Enqueue learning ``site`` (the pending job when there is one); its job id. ``force`` asks the
-        worker to store the new rules even when they do not beat the current ones (an admin's re-learn)."""
+        worker to store the new rules even when they do not beat the current ones (an admin's re-learn): a
+        pending job that is not forced is replaced by a forced one."""
         from sitewise.worker import queue
 
         job = queue.enqueue_learn(site, connection=self.connection, force=force)

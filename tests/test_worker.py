@@ -50,6 +50,21 @@ def test_a_lost_pending_job_is_replaced(redis_client):
     assert enqueue_learn("gazette.test", connection=redis_client).id != job.id
 
 
+def test_a_forced_learn_replaces_a_pending_ordinary_one(redis_client, store, monkeypatch, capsys):
+    ordinary = enqueue_learn("gazette.test", connection=redis_client)  # a reader's upload queued it
+    forced = enqueue_learn("gazette.test", connection=redis_client, force=True)  # then the administrator
+    assert forced.id != ordinary.id and forced.kwargs == {"force": True}
+    assert learn_queue(redis_client).job_ids == [forced.id]  # one learn runs: the forced one
+    assert pending_job_id("gazette.test", redis_client) == forced.id
+    # Asked again, forced or not, the forced job is the answer.
+    assert enqueue_learn("gazette.test", connection=redis_client).id == forced.id
+    assert enqueue_learn("gazette.test", connection=redis_client, force=True).id == forced.id
+    # The CLI says what it queued.
+    monkeypatch.setattr("sitewise.store.open_store", lambda settings=None: store)
+    assert main(["learn", "gazette.test", "--queue", "--force"]) == 0
+    assert f"gazette.test: forced learn job {forced.id}" in capsys.readouterr().out
+
+
 def test_cancel_learn_takes_the_pending_job_off_the_queue(redis_client):
     job = enqueue_learn("gazette.test", connection=redis_client)
     other = enqueue_learn("other.test", connection=redis_client)

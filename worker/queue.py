@@ -5,7 +5,8 @@
 A pending job is marked by the key ``sitewise:learn-pending:{site}`` (value: the job id), set only if
 absent (``SET NX``) so two servers asking at once enqueue one job. The job deletes the mark when it
 *starts*, so pages that arrive while a site is being learned can queue the next learn. The mark expires
-after :data:`PENDING_TTL_S` in case a job is lost with its queue.
+after :data:`PENDING_TTL_S` in case a job is lost with its queue. A forced learn (an administrator's)
+asked for while an ordinary one is pending replaces it: one learn runs, the forced one.
 
 Unmatched pages are a set per site, ``sitewise:unmatched:{site}`` (page keys). Reaching the threshold
 queues a learn; the learn job empties the set when it starts (:func:`clear_unmatched`), since it learns
@@ -63,19 +64,26 @@ def pending_job_id(site: str, connection: redis.Redis) -> str | None:
 
 
 def enqueue_learn(site: str, *, connection: redis.Redis, force: bool = False) -> Job:
-    """Queue learning ``site``; when a learn job for it is already pending, that job is returned."""
+    """Queue learning ``site``; when a learn job for it is already pending, that job is returned, unless
+    ``force`` is asked and the pending job is not forced: a forced job then takes its place (the answer is
+    always a job that does what was asked)."""
     if not site:
         raise ValueError("no site to learn")
     # RQ job ids allow letters, digits, "_" and "-" only.
     job_id = f"learn-{re.sub(r'[^A-Za-z0-9_-]', '_', site)[:80]}-{uuid.uuid4().hex[:12]}"
-    if not connection.set(learn_pending_key(site), job_id, nx=True, ex=PENDING_TTL_S):
-        existing = pending_job_id(site, connection)
-        if existing:
-            try:
-                return Job.fetch(existing, connection=connection, serializer=JOB_SERIALIZER)
-            except NoSuchJobError:
-                log.warning("pending learn job %s of %s is gone; queueing a new one", existing, site)
-        connection.set(learn_pending_key(site), job_id, ex=PENDING_TTL_S)
+    while not connection.set(learn_pending_key(site), job_id, nx=True, ex=PENDING_TTL_S):
+        existing_id = pending_job_id(site, connection)
+        existing = _queued_job(existing_id, connection) if existing_id else None
+        if existing is not None and (existing.kwargs.get("force") or not force):
+            return existing
+        if _take_over_mark(site, existing_id, job_id, connection):
+            if existing is not None:
+                log.info("forced learn of %s replaces its pending job %s", site, existing_id)
+                existing.delete()
+            elif existing_id:
+                log.warning("pending learn job %s of %s is no longer queued; queueing a new one", existing_id, site)
+            break
+        # the mark changed meanwhile (released, or another request took it over): look again
     try:
         return learn_queue(connection).enqueue_call(
             "sitewise.worker.jobs.learn_site",
@@ -89,7 +97,7 @@ def enqueue_learn(site: str, *, connection: redis.Redis, force: bool = False) ->
             description=f"learn {site}",
         )
     except Exception:
-        connection.delete(learn_pending_key(site))  # nothing was queued: let the next request try again
+        release_pending(site, job_id, connection)  # nothing was queued: let the next request try again
         raise
 
 
@@ -101,6 +109,22 @@ def _queued_job(job_id: str, connection: redis.Redis) -> Job | None:
     except NoSuchJobError:
         return None
     return job if job.get_status() == JobStatus.QUEUED else None
+
+
+def _take_over_mark(site: str, expected: str | None, job_id: str, connection: redis.Redis) -> bool:
+    """Point the pending mark of ``site`` at ``job_id`` if it still names ``expected`` (None: if it is
+    gone); False when it changed meanwhile."""
+    with connection.pipeline(transaction=True) as pipe:
+        try:
+            pipe.watch(learn_pending_key(site))
+            if pending_job_id(site, pipe) != expected:
+                return False
+            pipe.multi()
+            pipe.set(learn_pending_key(site), job_id, ex=PENDING_TTL_S)
+            pipe.execute()
+            return True
+        except redis.WatchError:
+            return False
 
 
 def cancel_learn(site: str, connection: redis.Redis) -> bool:

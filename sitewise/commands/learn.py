@@ -48,7 +48,8 @@ def run(args: argparse.Namespace) -> int:
 
         for site in sites:
             job = enqueue_learn(site, connection=store.redis, force=args.force)
-            print(f"{site}: learn job {job.id} ({job.get_status()})")
+            forced = " forced" if job.kwargs.get("force") else ""
+            print(f"{site}:{forced} learn job {job.id} ({job.get_status()})")
         return 0
     from ..learn.site import learn_stored_site
     from ..trust import AgreementPolicy
