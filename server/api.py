@@ -9,14 +9,13 @@ from typing import Any, Callable
 
 from flask import Blueprint, Response, jsonify, request
 
-from sitewise.contributors import contributor_tag
 from sitewise.page import Page, PageError, joinable_host, site_of
 from sitewise.urls import WEB_SCHEMES, is_web_url, private_page, private_url
 
 from .body import read_json
 from .errors import ApiError
 from .learning import learning_due
-from .services import client_id, services
+from .services import client_key, services
 from .validation import named_host, validate_page
 
 log = logging.getLogger(__name__)
@@ -77,21 +76,21 @@ def upload_page() -> tuple[Response, int]:
     if operator:
         check_admin_token()  # the operator's own crawler: trusted, no quotas; a wrong token is refused
     else:
-        svc.uploads.check(client_id(), "uploads")
+        svc.uploads.check(client_key(), "uploads")
     svc.storage.check()
     page = validate_page(read_json(request, svc.settings.max_page_bytes))
     check_web_url(page.url, code="invalid_page")
     page = private_page(page, svc.url_params)
     contributor = None
     if not operator:
+        contributor = client_key()
         site = svc.store.site_key(page.url)  # the site it is stored under: joined domains share one quota
-        svc.site_quota.check(f"{client_id()}:{site}", f"pages for {site} today")
-        svc.client_bytes.check_room(client_id(), "bytes stored today")
-        svc.client_pages.check(client_id(), "pages today")
-        contributor = contributor_tag(client_id(), svc.store.contributor_salt())
+        svc.site_quota.check(f"{contributor}:{site}", f"pages for {site} today")
+        svc.client_bytes.check_room(contributor, "bytes stored today")
+        svc.client_pages.check(contributor, "pages today")
     stored = svc.store.put_page(page, contributor)
-    if not operator:
-        svc.client_bytes.hit(client_id(), amount=stored.bytes)
+    if contributor is not None:
+        svc.client_bytes.hit(contributor, amount=stored.bytes)
     info = svc.store.site_info(stored.site)
     if not stored.stored:
         log.info("page %s of %s kept: another contributor's copy is stored", stored.key, stored.site)
@@ -194,7 +193,7 @@ def extract() -> Response:
     from .extraction import extract_request
 
     svc = services()
-    svc.extracts.check(client_id(), "extraction requests")
+    svc.extracts.check(client_key(), "extraction requests")
     return jsonify(extract_request(read_json(request, svc.settings.max_page_bytes)))
 
 
@@ -247,14 +246,14 @@ def validate_feedback(data: Any) -> tuple[str, dict[str, Any]]:
 def feedback() -> tuple[Response, int]:
     """A reader's mark: a highlighted block that is not article (``not_article``) or article left out (``missing``)."""
     svc = services()
-    svc.uploads.check(client_id(), "uploads")
+    svc.uploads.check(client_key(), "uploads")
     svc.storage.check()
     site, record = validate_feedback(read_json(request, MAX_FEEDBACK_BYTES))
     site = known_site(site)["site"]
-    svc.site_marks.check(f"{client_id()}:{site}", f"marks on {site} today")
+    svc.site_marks.check(f"{client_key()}:{site}", f"marks on {site} today")
     record["url"] = private_url(record["url"], svc.url_params)
-    # Marks count by distinct contributor (sitewise.trust.agreed_marks): one address is one voice.
-    record["contributor"] = contributor_tag(client_id(), svc.store.contributor_salt())
+    # Marks count by distinct contributor (sitewise.trust.agreed_marks): one client is one voice.
+    record["contributor"] = client_key()
     count = svc.store.add_feedback(site, record)
     log.info("feedback on %s: %s %s", site, record["kind"], record["selector"])
     return jsonify({"site": site, "stored": True, "feedback": count}), 201

@@ -20,7 +20,7 @@ from .cors import register_cors
 from .errors import register_error_handlers
 from .learning import Learning
 from .ratelimit import FixedWindowLimiter
-from .services import Services, client_id
+from .services import Services, known_client_key
 
 log = logging.getLogger("server")
 
@@ -45,7 +45,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         SITEWISE_VERSION=__version__,
     )
     if settings.trusted_proxies > 0:
-        # Limits and contributor tags key on the client's address, which a proxy hides behind its own.
+        # Limits and contributor tags key on (a hash of) the client's address, which a proxy hides behind its own.
         hops = settings.trusted_proxies
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops, x_host=hops)  # type: ignore[method-assign]
     app.json.sort_keys = False
@@ -99,5 +99,7 @@ def _register_access_log(app: Flask) -> None:
             level = logging.DEBUG  # rule reads come by the thousand per second; writes are worth a line
         else:
             level = logging.INFO
-        log.log(level, "%s %s %s %d %.1f ms", client_id(), request.method, request.path, response.status_code, elapsed_ms)
+        # The caller by its pseudonym (never its address), when the request counted against a limit.
+        caller = known_client_key() or "-"
+        log.log(level, "%s %s %s %d %.1f ms", caller, request.method, request.path, response.status_code, elapsed_ms)
         return response

@@ -27,7 +27,7 @@ from sitewise.store import decode_page
 from .api import checked_site
 from .bookmarklet import bookmarklet_href, public_base_url
 from .errors import ApiError
-from .services import client_id, services
+from .services import client_key, services
 
 if TYPE_CHECKING:
     from .extraction import Preview
@@ -91,7 +91,7 @@ def dashboard_admin() -> bool:
 
 
 def _limit_views() -> None:
-    services().dashboard_views.check(client_id(), "dashboard views")
+    services().dashboard_views.check(client_key(), "dashboard views")
 
 
 @blueprint.after_app_request

@@ -3,6 +3,9 @@
 Fixed windows are the cheapest correct limiter (one INCR and one EXPIRE in a transaction) and every web
 process shares them through Redis; a client can burst at most twice the limit across a window edge,
 which is acceptable for a guard against floods.
+
+A client is named by its pseudonym (:func:`sitewise.server.services.client_key`), never its address: the
+counters live in Redis for two windows, and so in its append-only file and backups.
 """
 from __future__ import annotations
 

@@ -27,6 +27,10 @@ graceful_timeout = 30
 keepalive = 5
 #: Errors and lifecycle messages to stderr; the app logs each request itself (``server`` logger).
 errorlog = "-"
+#: gunicorn's own access log, when asked for (``sitewise up --access-log``): time, method, path, status,
+#: bytes and milliseconds. Never the client's address (the app names callers by a salted hash), the query
+#: string, the referer (the page a reader is reading) or the user agent.
+access_log_format = '%(t)s "%(m)s %(U)s" %(s)s %(b)s %(M)sms'
 loglevel = os.environ.get("SITEWISE_LOG_LEVEL", "info")
 #: Recent gunicorn opens a control socket at one fixed path per user, so two servers on one machine (tests,
 #: benchmarks, several deployments) would fight over it; sitewise does not use it.

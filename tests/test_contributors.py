@@ -13,6 +13,7 @@ from sitewise.contributors import (
     contributor_tag,
 )
 from sitewise.page import Block, Box, Page
+from sitewise.server.services import client_network
 
 SITE = "contrib.test"
 TOKEN = "s3cret-token"
@@ -140,3 +141,27 @@ def test_forwarded_addresses_are_believed_only_behind_trusted_proxies(store, tmp
     assert direct == {contributor_tag("10.0.0.1", salt)}  # a client cannot pick its address
     proxied = tags_after_uploads(app_client(store, tmp_path, client_pages_per_site_per_day=0, trusted_proxies=1))
     assert proxied == {contributor_tag("192.0.2.1", salt), contributor_tag("192.0.2.2", salt)}
+
+
+@pytest.mark.parametrize("address, client", [
+    ("192.0.2.7", "192.0.2.7"),
+    ("::ffff:192.0.2.7", "192.0.2.7"),  # IPv4 on a dual-stack socket is the same client
+    ("2001:db8:1:2::1", "2001:db8:1:2::/64"),
+    ("2001:DB8:1:2:ffff:ffff:ffff:ffff", "2001:db8:1:2::/64"),
+    ("2001:db8:1:3::1", "2001:db8:1:3::/64"),
+    ("fe80::1%eth0", "fe80::/64"),
+    ("unknown", "unknown"),
+])
+def test_a_client_is_its_ipv4_address_or_its_ipv6_64(address, client):
+    assert client_network(address) == client
+
+
+def test_addresses_of_one_ipv6_64_are_one_client(store, tmp_path):
+    client = app_client(store, tmp_path)
+    statuses = [upload(client, n, address=f"2001:db8:1:2::{n + 1:x}").status_code for n in range(4)]
+    assert statuses == [201, 201, 429, 429]  # one /64, one quota of 2
+    assert upload(client, 5, address="2001:db8:1:3::1").status_code == 201  # the next /64: another client
+    assert store.site_info(SITE)["contributors"] == 2
+    mapped = [upload(client, n, address=address).status_code
+              for n, address in ((6, "192.0.2.7"), (7, "::ffff:192.0.2.7"), (8, "192.0.2.7"))]
+    assert mapped == [201, 201, 429]  # IPv4-mapped IPv6 is the IPv4 client

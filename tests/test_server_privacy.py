@@ -4,6 +4,7 @@ budget (507), trimmed marks and a bounded dashboard."""
 from __future__ import annotations
 
 import base64
+import logging
 import time
 
 import pytest
@@ -150,6 +151,45 @@ def test_a_client_over_its_daily_pages_or_bytes_gets_429(store, tmp_path):
     assert codes == [201, 429]
     assert "bytes stored today" in client.post("/api/pages", json=page_dict("https://b.example/a"),
                                                environ_base={"REMOTE_ADDR": "192.0.2.7"}).get_json()["message"]
+
+
+@pytest.mark.parametrize("address", ["198.51.100.23", "2001:db8:77:1::23"])
+def test_no_client_address_is_stored_or_logged(store, tmp_path, caplog, address):
+    """Limits, contributor tags and the request log name a client by a salted hash, never its address."""
+    client = app_client(store, tmp_path, dashboard_views_per_minute=10)
+    reader = {"REMOTE_ADDR": address}
+    url = "https://clinic.example/conditions/hiv-testing"
+    with caplog.at_level(logging.DEBUG):
+        assert client.post("/api/pages", json=page_dict(url), environ_base=reader).status_code == 201
+        mark = {"url": url, "kind": "missing", "selector": "main > p", "text": "x"}
+        assert client.post("/api/feedback", json=mark, environ_base=reader).status_code == 201
+        assert client.post("/api/extract", json={"html": "<p>Some text</p>"}, environ_base=reader).status_code == 200
+        assert client.get("/sites", environ_base=reader).status_code == 200
+    stored = []
+    for key in store.redis.scan_iter():
+        stored.append(key)
+        kind = store.redis.type(key)
+        if kind == b"string":
+            stored.append(store.redis.get(key))
+        elif kind == b"hash":
+            stored.extend(part for item in store.redis.hgetall(key).items() for part in item)
+        elif kind == b"list":
+            stored.extend(store.redis.lrange(key, 0, -1))
+        elif kind == b"zset":
+            stored.extend(store.redis.zrange(key, 0, -1))
+    limits = [key for key in stored if key.startswith(b"sw:limit:")]
+    assert len(limits) >= 5 and b"clinic.example" in b" ".join(limits)
+    written = b"\0".join(stored) + caplog.text.encode()
+    assert b"198.51.100" not in written and b"2001:db8:77" not in written and b"::23" not in written
+    assert "pages" in caplog.text  # the request log still names the request, by the caller's pseudonym
+
+
+def test_gunicorns_access_log_leaves_out_the_client():
+    from sitewise import gunicorn_config
+
+    # address, request line with query string, query string, referer, user agent
+    for atom in ("%(h)s", "%(r)s", "%(q)s", "%(f)s", "%(a)s"):
+        assert atom not in gunicorn_config.access_log_format
 
 
 def test_marks_are_trimmed_to_the_newest(client, store, monkeypatch):
