@@ -1,6 +1,7 @@
 """``/api``: uploads, site status, extraction, reader feedback and admin actions (JSON in, JSON out)."""
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
 import hmac
 import logging
@@ -68,9 +69,10 @@ def upload_page() -> tuple[Response, int]:
     """Store one collected page; answer with the site's status (and queue learning when due).
 
     A reader's upload counts against per-client limits and is tagged with its contributor, who owns the
-    stored copy: an upload of a page another contributor stored keeps theirs (200, ``stored: false``). An
-    upload with the admin token (``sitewise collect --server`` run by the operator) is neither limited nor
-    tagged. URLs are stored without query string and fragment (``SITEWISE_URL_PARAMS`` keeps some)."""
+    stored copy: an upload of a page another contributor stored keeps theirs (200, ``stored: false``). Its
+    ``html`` is not kept. An upload with the admin token (``sitewise collect --server`` run by the operator)
+    is neither limited nor tagged, and keeps its HTML. URLs are stored without query string and fragment
+    (``SITEWISE_URL_PARAMS`` keeps some)."""
     svc = services()
     operator = "Authorization" in request.headers
     if operator:
@@ -84,6 +86,10 @@ def upload_page() -> tuple[Response, int]:
     contributor = None
     if not operator:
         contributor = client_key()
+        if page.html is not None:
+            # Self-training teaches every site's fallback from stored HTML (sitewise.pipeline.rule_labelled_pages):
+            # a reader's could be made up to steer it, and may hold what the reader saw signed in.
+            page = dataclasses.replace(page, html=None)
         site = svc.store.site_key(page.url)  # the site it is stored under: joined domains share one quota
         svc.site_quota.check(f"{contributor}:{site}", f"pages for {site} today")
         svc.client_bytes.check_room(contributor, "bytes stored today")

@@ -201,7 +201,9 @@ def rule_labelled_pages(
     client's pages must not teach every unlearned site.
 
     Only pages that carry their serialized DOM count (the HTML MSS sees at run time); text rebuilt
-    from blocks would teach it a markup no real page has.
+    from blocks would teach it a markup no real page has. And only the operator's pages (no contributor
+    tag): a reader's HTML is whatever the reader chose to send, and what it teaches reaches every site's
+    fallback (the server keeps no reader's HTML; this also leaves out what older servers kept).
     """
     from .trust import rules_corroborated
 
@@ -209,8 +211,11 @@ def rule_labelled_pages(
         rules = store.rules(site)
         if rules is None or (policy is not None and not rules_corroborated(store, site, policy)):
             continue
+        readers_pages = store.contributors(site)
         for page in store.pages(site):
-            text = rule_label(rules, page, page.html) if page.html else None
+            if not page.html or page.key in readers_pages:
+                continue
+            text = rule_label(rules, page, page.html)
             if text:
                 yield page.html, text, page.url
 

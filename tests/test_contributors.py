@@ -119,6 +119,16 @@ def test_the_operators_upload_is_trusted(store, tmp_path):
     assert store.page_count(SITE) == 5 and store.contributors(SITE) == {}
 
 
+def test_only_the_operators_upload_keeps_its_html(store, tmp_path):
+    client = app_client(store, tmp_path)
+    crafted = {**page(1).to_dict(), "html": "<html><body><nav>Home</nav><p>Crafted to teach the fallback</p></body></html>"}
+    reader = client.post("/api/pages", json=crafted, environ_base={"REMOTE_ADDR": "198.51.100.7"})
+    assert reader.status_code == 201 and store.get_page(SITE, reader.get_json()["key"]).html is None
+    operator = client.post("/api/pages", json={**crafted, "url": f"https://{SITE}/story/2"},
+                           headers={"Authorization": f"Bearer {TOKEN}"})
+    assert operator.status_code == 201 and store.get_page(SITE, operator.get_json()["key"]).html == crafted["html"]
+
+
 @pytest.mark.parametrize("header, status", [("Bearer wrong", 401), ("Basic abc", 401)])
 def test_an_upload_with_a_wrong_token_is_refused_and_stores_nothing(store, tmp_path, header, status):
     client = app_client(store, tmp_path)

@@ -109,12 +109,15 @@ def test_corroborated_rules_need_several_contributors_over_time_or_the_operator(
     assert not rules_corroborated(store, SITE, AgreementPolicy(min_contributors=3, min_span_s=DAY))  # 4 h
     assert not rules_corroborated(store, SITE, AgreementPolicy(min_contributors=6, min_span_s=0))
     assert not rules_corroborated(store, "unknown.test", NO_SPAN)
-    # Self-training's pages: only corroborated sites' (the sample pages carry their HTML).
-    assert len(list(rule_labelled_pages(store, NO_SPAN))) == 5
-    assert list(rule_labelled_pages(store, AgreementPolicy())) == []
+    # Self-training's pages (the sample pages carry their HTML): never a reader's HTML, only the operator's
+    # pages, and only of corroborated sites.
+    assert list(rule_labelled_pages(store, NO_SPAN)) == []
     store.put_page(stories[5])  # the operator's page: trusted
+    assert [url for _, _, url in rule_labelled_pages(store, NO_SPAN)] == [stories[5].url]
+    assert list(rule_labelled_pages(store, AgreementPolicy())) == []  # the rules are not corroborated
     assert learn_stored_site(store, SITE, policy=AgreementPolicy(), force=True).stored
     assert rules_corroborated(store, SITE, AgreementPolicy())
+    assert [url for _, _, url in rule_labelled_pages(store, AgreementPolicy())] == [stories[5].url]
 
 
 def test_held_rules_wait_for_the_administrator(store, stories):
