@@ -60,7 +60,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         client_pages=FixedWindowLimiter(store.redis, "pages", settings.client_pages_per_day, DAY_S),
         client_bytes=FixedWindowLimiter(store.redis, "bytes", settings.client_bytes_per_day, DAY_S),
         site_marks=FixedWindowLimiter(store.redis, "site-marks", settings.client_marks_per_site_per_day, DAY_S),
-        dashboard_views=FixedWindowLimiter(store.redis, "dashboard", settings.dashboard_views_per_minute, MINUTE_S),
+        views=FixedWindowLimiter(store.redis, "views", settings.dashboard_views_per_minute, MINUTE_S),
         storage=StorageBudget(store, settings.storage_budget_bytes),
         url_params=url_params,
     )

@@ -91,7 +91,7 @@ def dashboard_admin() -> bool:
 
 
 def _limit_views() -> None:
-    services().dashboard_views.check(client_key(), "dashboard views")
+    services().views.check(client_key(), "dashboard views")
 
 
 @blueprint.after_app_request

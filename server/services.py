@@ -34,7 +34,9 @@ class Services:
     client_bytes: FixedWindowLimiter
     #: Marks per client per site per day.
     site_marks: FixedWindowLimiter
-    dashboard_views: FixedWindowLimiter
+    #: Reads that cost a few Redis calls per site they show, per client per minute: the dashboard's pages
+    #: and ``GET /api/sites`` share one allowance (``Settings.dashboard_views_per_minute``).
+    views: FixedWindowLimiter
     storage: StorageBudget
     #: Query parameters kept in stored URLs, per site (``Settings.url_params``).
     url_params: UrlParams

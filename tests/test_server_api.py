@@ -238,7 +238,7 @@ def test_unknown_site_is_404_json(client):
                                    "site": "nowhere.example", "pages": 0}
 
 
-@pytest.mark.parametrize("query", ["limit=0", "limit=abc", "offset=-1", "limit=100000"])
+@pytest.mark.parametrize("query", ["limit=0", "limit=abc", "offset=-1", "limit=201", "limit=100000"])
 def test_bad_paging_is_refused(client, query):
     response = client.get(f"/api/sites?{query}")
     assert response.status_code == 400 and response.get_json()["field"] in ("limit", "offset")

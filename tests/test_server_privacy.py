@@ -204,6 +204,16 @@ def test_dashboard_views_are_rate_limited(store, tmp_path):
     assert [client.get("/sites").status_code for _ in range(4)] == [200, 200, 200, 429]
 
 
+def test_site_listings_share_the_dashboards_allowance(store, tmp_path):
+    """GET /api/sites reads every listed site's status, as the dashboard's /sites does: it is limited alike."""
+    client = app_client(store, tmp_path, dashboard_views_per_minute=3)
+    assert [client.get("/api/sites").status_code for _ in range(2)] == [200, 200]
+    assert client.get("/sites").status_code == 200
+    refused = client.get("/api/sites?limit=200")
+    assert refused.status_code == 429 and refused.get_json()["error"] == "rate_limited" and "Retry-After" in refused.headers
+    assert client.get("/api/sites", environ_base={"REMOTE_ADDR": "192.0.2.99"}).status_code == 200  # another client
+
+
 def test_a_20000_block_page_gives_a_bounded_cached_view(client, store):
     blocks = [block(f"Block {i} " + "word " * 40, f"body > main > p:nth-of-type({i + 1})", top=20.0 * i)
               for i in range(20_000)]  # the largest page accepted: MAX_BLOCKS
