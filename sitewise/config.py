@@ -5,9 +5,48 @@ import os
 from dataclasses import dataclass, fields
 from pathlib import Path
 
+from .errors import SitewiseError
+
+#: How a yes/no setting may be spelled (any case): the spellings shells, compose files and most tools use.
+TRUE_WORDS = frozenset({"1", "true", "yes", "on"})
+FALSE_WORDS = frozenset({"0", "false", "no", "off"})
+
+
+class SettingError(SitewiseError, ValueError):
+    """An environment variable holds a value its setting cannot take; the message names the variable, the
+    value and what it must be."""
+
 
 def _default_data_dir() -> str:
     return str(Path(os.environ.get("XDG_DATA_HOME", Path.home() / ".local" / "share")) / "sitewise")
+
+
+def variable_of(setting: str) -> str:
+    """The environment variable of a setting: ``SITEWISE_<NAME>``, but ``REDIS_URL`` as every Redis client
+    expects."""
+    return "REDIS_URL" if setting == "redis_url" else f"SITEWISE_{setting.upper()}"
+
+
+def integer_from_env(variable: str, default: int) -> int:
+    """A whole number of 0 or more from ``variable`` (``default`` when unset or empty); :class:`SettingError`
+    otherwise (every such setting is a count, a size or a limit that ``0`` turns off)."""
+    raw = os.environ.get(variable, "").strip()
+    if not raw:
+        return default
+    if not raw.isascii() or not raw.isdigit():
+        raise SettingError(f"{variable}={raw!r} is not valid: it must be a whole number, 0 or more")
+    return int(raw)
+
+
+def flag_from_env(variable: str, default: bool) -> bool:
+    """A yes/no setting from ``variable`` (``default`` when unset or empty): one of :data:`TRUE_WORDS` or
+    :data:`FALSE_WORDS`, in any case; :class:`SettingError` otherwise."""
+    raw = os.environ.get(variable, "").strip()
+    if not raw:
+        return default
+    if raw.lower() in TRUE_WORDS | FALSE_WORDS:
+        return raw.lower() in TRUE_WORDS
+    raise SettingError(f"{variable}={raw!r} is not valid: it must be 1 or 0 (or true/false, yes/no, on/off)")
 
 
 @dataclass(frozen=True)
@@ -55,9 +94,9 @@ class Settings:
     #: Query parameters kept in stored URLs, per site: ``site=param,param;site=param``. By default every
     #: query string and fragment is dropped (they may carry a reader's personal data).
     url_params: str = ""
-    #: 1: answer Chromium's Private Network Access preflight, letting public web pages call this server
-    #: on a private address (a reader's own server on localhost). Off by default.
-    allow_private_network: int = 0
+    #: Answer Chromium's Private Network Access preflight, letting public web pages call this server on a
+    #: private address (a reader's own server on localhost). Off by default.
+    allow_private_network: bool = False
     #: Dashboard views one client may load per minute (each may render a large page).
     dashboard_views_per_minute: int = 60
     #: Reverse proxies in front of the web server that append to ``X-Forwarded-For`` (0: the peer address
@@ -72,14 +111,26 @@ class Settings:
 
     @classmethod
     def from_env(cls, **overrides: object) -> "Settings":
-        values: dict[str, object] = {}
-        for spec in fields(cls):
-            env_name = "REDIS_URL" if spec.name == "redis_url" else f"SITEWISE_{spec.name.upper()}"
-            raw = os.environ.get(env_name)
-            if raw is not None and raw != "":
-                values[spec.name] = int(raw) if spec.type == "int" else raw
+        """Every setting from its variable (``overrides`` that are not None win); :class:`SettingError` for
+        the first variable whose value its setting cannot take."""
+        values = {spec.name: setting_from_env(spec.name) for spec in fields(cls)}
         values.update({k: v for k, v in overrides.items() if v is not None})
-        settings = cls(**values)  # type: ignore[arg-type]
-        if not settings.data_dir:
-            settings = cls(**{**values, "data_dir": _default_data_dir()})  # type: ignore[arg-type]
-        return settings
+        return cls(**{**values, "data_dir": values["data_dir"] or _default_data_dir()})  # type: ignore[arg-type]
+
+
+def setting_from_env(name: str) -> object:
+    """One setting from its variable, its default when the variable is unset or empty. Reads no other
+    variable: a caller that needs one setting (the library needs only the fallback model's place) cannot be
+    stopped by a bad value in a setting of the server's."""
+    spec = _SETTINGS[name]
+    variable, default = variable_of(name), spec.default
+    if name == "data_dir":
+        return os.environ.get(variable) or _default_data_dir()
+    if spec.type == "int":
+        return integer_from_env(variable, default)  # type: ignore[arg-type]
+    if spec.type == "bool":
+        return flag_from_env(variable, default)  # type: ignore[arg-type]
+    return os.environ.get(variable) or default
+
+
+_SETTINGS = {spec.name: spec for spec in fields(Settings)}

@@ -8,16 +8,22 @@ from __future__ import annotations
 
 import os
 
+from sitewise.config import Settings, integer_from_env
+
+#: The app's settings are checked before gunicorn starts: a bad value is then one line naming its variable
+#: (gunicorn's "Error: ..."), not a traceback from every web process that fails to boot.
+Settings.from_env()
+
 #: gevent, not threads: a connection costs a greenlet, not one of a few threads, so clients that send
 #: their request slowly (a bad link, or an attack: 64 connections dribbling headers took every one of the
 #: 16 threads of the gthread worker, and health checks went unanswered) cannot starve the others. Rule
 #: reads and uploads mostly wait on Redis, which gevent overlaps as threads did, and keep-alive stays.
 worker_class = "gevent"
 #: One process per core (the reference machine has 2); more only adds memory.
-workers = int(os.environ.get("SITEWISE_WEB_PROCESSES", "2"))
+workers = integer_from_env("SITEWISE_WEB_PROCESSES", 2)
 #: Open connections per process: what slow clients must exhaust to starve a process (file descriptors
 #: stay under the usual limit of 1,024).
-worker_connections = int(os.environ.get("SITEWISE_WEB_CONNECTIONS", "900"))
+worker_connections = integer_from_env("SITEWISE_WEB_CONNECTIONS", 900)
 #: Seconds a request may take before its process is recycled (an 8 MB upload on a slow link fits).
 timeout = 60
 #: Seconds requests in flight get to finish on SIGTERM.

@@ -33,17 +33,19 @@ def check_worker(hostname: str | None = None) -> str | None:
     import redis
     from rq import Worker
 
-    from .config import Settings
+    from .config import setting_from_env
+    from .redis_conn import display_url
 
     hostname = hostname or socket.gethostname()
-    settings = Settings.from_env()
-    if not settings.redis_url:
+    url = str(setting_from_env("redis_url"))
+    if not url:
         return "REDIS_URL is not set"
-    client = redis.Redis.from_url(settings.redis_url, socket_timeout=TIMEOUT_S, socket_connect_timeout=TIMEOUT_S)
+    client = redis.Redis.from_url(url, socket_timeout=TIMEOUT_S, socket_connect_timeout=TIMEOUT_S)
     try:
         workers = [w for w in Worker.all(connection=client) if w.hostname == hostname]
     except redis.RedisError as exc:
-        return f"Redis at {settings.redis_url}: {exc}"
+        # Docker keeps a health check's output (docker inspect): never the URL's password.
+        return f"Redis at {display_url(url)}: {exc}"
     finally:
         client.close()
     return None if workers else f"no RQ worker of host {hostname} is registered"

@@ -20,7 +20,7 @@ from rq import Queue, Worker
 from rq.executions import Execution
 from rq.job import Job
 
-from sitewise.config import Settings
+from sitewise.config import SettingError, Settings
 from sitewise.redis_conn import WAIT_MAX_DELAY_S, connect, wait_for_redis
 
 from .queue import JOB_SERIALIZER, learn_queue
@@ -83,7 +83,11 @@ class LearnWorker(Worker):
 
 def main() -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr)
-    settings = Settings.from_env()
+    try:
+        settings = Settings.from_env()
+    except SettingError as exc:  # one line naming the variable, not a traceback, and no retrying in vain
+        log.critical("%s", exc)
+        return 2
     connection = connect(settings.redis_url, settings.data_dir)
     stopping = threading.Event()
     _stop_on_signal(stopping)

@@ -34,6 +34,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from .. import gunicorn_config  # noqa: F401  (reads the web server's settings: a bad one stops us here)
     from ..config import Settings
     from ..supervisor import Supervisor, UpOptions
 

@@ -121,11 +121,12 @@ def _decode(text: str, dtype: str) -> np.ndarray:
 
 
 def configured_model_path() -> Path:
-    """Where models are written by default: ``SITEWISE_MSS_MODEL``, else ``<data_dir>/mss-model.json.gz``."""
-    from ..config import Settings
+    """Where models are written by default: ``SITEWISE_MSS_MODEL``, else ``<data_dir>/mss-model.json.gz``.
+    Reads those two settings alone: the library must not fail on a bad value of the server's settings."""
+    from ..config import setting_from_env
 
-    settings = Settings.from_env()
-    return Path(settings.mss_model) if settings.mss_model else Path(settings.data_dir) / MODEL_FILENAME
+    chosen = str(setting_from_env("mss_model"))
+    return Path(chosen) if chosen else Path(str(setting_from_env("data_dir"))) / MODEL_FILENAME
 
 
 def resolve_model_path(path: str | Path | None = None) -> Path | None:
