@@ -38,7 +38,7 @@ import redis
 
 from .config import Settings
 from .processes import stop_with_parent
-from .redis_conn import EmbeddedRedis
+from .redis_conn import EmbeddedRedis, display_url
 
 log = logging.getLogger("sitewise.up")
 
@@ -227,20 +227,25 @@ class Supervisor:
             try:
                 client.ping()
             except redis.RedisError as exc:
-                raise RuntimeError(f"REDIS_URL={self.redis_url} does not answer: {exc}") from None
+                raise RuntimeError(f"REDIS_URL={self.redis_shown} does not answer: {exc}") from None
             finally:
                 client.close()
-            log.info("using Redis at %s (REDIS_URL)", self.redis_url)
+            log.info("using Redis at %s (REDIS_URL)", self.redis_shown)
             return
         self.embedded = EmbeddedRedis(self.settings.data_dir).start()
         self.redis_url = self.embedded.url
         log.info(
             "redis: embedded redis-server (pid %s) listening on %s, append-only file in %s, log %s",
             self.embedded.process.pid if self.embedded.process else "?",
-            self.redis_url,
+            self.redis_shown,
             self.settings.data_dir,
             self.embedded.data_dir / "redis.log",
         )
+
+    @property
+    def redis_shown(self) -> str:
+        """The Redis URL as logs and the status file show it: without user name, password or query."""
+        return display_url(self.redis_url)
 
     @property
     def status_path(self) -> Path:
@@ -321,7 +326,7 @@ class Supervisor:
                     if child:
                         log.info(
                             "%s: RQ worker %s (pid %s) consuming queue %s from %s",
-                            child.name, registered.name, child.pid, ", ".join(registered.queue_names()), self.redis_url,
+                            child.name, registered.name, child.pid, ", ".join(registered.queue_names()), self.redis_shown,
                         )
                 if wanted and time.monotonic() > deadline:
                     names = ", ".join(c.name for c in wanted.values())
@@ -366,7 +371,7 @@ class Supervisor:
             log.critical("redis: could not restart: %s; trying again in %.0f s", exc, delay)
             return
         backoff.reset()
-        log.warning("redis: restarted as pid %s on %s", self.embedded.process.pid, self.redis_url)
+        log.warning("redis: restarted as pid %s on %s", self.embedded.process.pid, self.redis_shown)
 
     def _check_redis(self, now: float) -> None:
         """Note (log and status) when Redis stops or starts answering; the children wait for it themselves."""
@@ -385,9 +390,9 @@ class Supervisor:
             answered, problem = False, str(exc)
         if answered != self.redis_ok:
             if answered:
-                log.warning("redis: %s answers again", self.redis_url)
+                log.warning("redis: %s answers again", self.redis_shown)
             else:
-                log.error("redis: %s does not answer (%s); the web server answers 503 and the workers wait", self.redis_url, problem)
+                log.error("redis: %s does not answer (%s); the web server answers 503 and the workers wait", self.redis_shown, problem)
         self.redis_ok = answered
 
     def _handle_death(self, child: Child, now: float) -> None:
@@ -412,7 +417,7 @@ class Supervisor:
         parts = {child.name: child.state(now) for child in self._children()}
         status = {
             "supervisor_pid": os.getpid(),
-            "redis": {"url": self.redis_url, "answers": self.redis_ok},
+            "redis": {"url": self.redis_shown, "answers": self.redis_ok},
             "parts": parts,
             "crash_looping": sorted(name for name, part in parts.items() if part["state"] == "crash-looping"),
         }

