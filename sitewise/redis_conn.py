@@ -11,7 +11,7 @@ import subprocess
 import threading
 import time
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 import redis
 
@@ -70,7 +70,8 @@ def display_url(url: str) -> str:
     """A Redis URL fit for messages: without its user name and password, nor its query (which may hold a
     password too)."""
     parts = urlsplit(url)
-    return urlunsplit((parts.scheme, parts.netloc.rpartition("@")[2], parts.path, "", ""))
+    # Built by hand: urlunsplit writes a socket's "unix:///path" as "unix:/path" (its host is empty).
+    return f"{parts.scheme}://{parts.netloc.rpartition('@')[2]}{parts.path}"
 
 
 def connect(url: str = "", data_dir: str | os.PathLike[str] = "") -> redis.Redis:
