@@ -7,6 +7,7 @@ Command-line options override these; ``SITEWISE_WEB_PROCESSES`` and ``SITEWISE_W
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 from sitewise.config import Settings, integer_from_env
 
@@ -41,3 +42,12 @@ loglevel = os.environ.get("SITEWISE_LOG_LEVEL", "info")
 #: Recent gunicorn opens a control socket at one fixed path per user, so two servers on one machine (tests,
 #: benchmarks, several deployments) would fight over it; sitewise does not use it.
 control_socket_disable = True
+
+
+def when_ready(server) -> None:
+    """gunicorn's hook, called once the master has bound its sockets. Under ``sitewise up``, which names a
+    file in ``SITEWISE_UP_BOUND``, the master writes its pid there: only then does ``sitewise up`` take
+    ``/healthz`` answers for its own web server's (another program on the port would answer too)."""
+    path = os.environ.get("SITEWISE_UP_BOUND")
+    if path:
+        Path(path).write_text(str(os.getpid()))

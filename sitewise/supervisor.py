@@ -2,11 +2,15 @@
 
 Phases, in the order they run:
 
-1. **start** — Redis (embedded, unless ``REDIS_URL`` names one), then the web server under gunicorn,
+1. **start** — the web server's port must be free (an answer from another program there must never be
+   taken for ours); Redis (embedded, unless ``REDIS_URL`` names one), then the web server under gunicorn,
    then the workers; each part is checked ready before the next starts, and the log says where it listens.
+   The web server is ready once it has said it holds the port (its pid in ``web-bound.pid``) and
+   ``/healthz`` answers.
 2. **watch** — every child's output is relayed with its name in front; a child that dies is reported
    (how it died) and started again after a pause that doubles, up to a cap, while it keeps dying. Nothing
-   stops the whole system but a stop request: a part that keeps dying is logged as crash-looping and
+   stops the whole system but a stop request, or another program holding the port when the web server is
+   to be restarted (it could never bind it): a part that keeps dying is logged as crash-looping and
    marked so in the status file (``up-status.json`` in the data directory, shown by ``/healthz``), and
    comes back by itself once its cause (a Redis outage, a full disk) is gone. A dead web server takes its
    orphaned gunicorn processes with it (its whole process group), so the restart finds the port free.
@@ -20,11 +24,13 @@ then stops them in the order above; each child also gets SIGTERM should the supe
 from __future__ import annotations
 
 import collections
+import errno
 import json
 import logging
 import os
 import selectors
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -61,6 +67,9 @@ REDIS_CHECK_INTERVAL_S = 2.0
 REDIS_CHECK_TIMEOUT_S = 1.0
 #: The health signal: the state of every part, rewritten when it changes (in the data directory).
 STATUS_FILE = "up-status.json"
+#: Where our gunicorn master writes its pid once it holds its port (in the data directory): until then an
+#: answer on the port may be another program's.
+WEB_BOUND_FILE = "web-bound.pid"
 #: After the grace period a worker's job is abandoned to RQ (second SIGTERM: the work-horse is killed and
 #: the job requeued); this long more, and the worker is killed outright.
 FORCED_STOP_S = 10.0
@@ -184,15 +193,13 @@ class Supervisor:
         previous = {sig: signal.signal(sig, self._request_stop) for sig in (signal.SIGINT, signal.SIGTERM)}
         failed = False
         try:
-            try:
-                self.start()
-            except RuntimeError as exc:
-                log.error("%s", exc)
-                failed = True
-            else:
-                if on_ready:
-                    on_ready(self)
-                self.watch()
+            self.start()
+            if on_ready:
+                on_ready(self)
+            self.watch()
+        except RuntimeError as exc:
+            log.error("%s", exc)
+            failed = True
         finally:
             self.stop()
             for sig, handler in previous.items():
@@ -208,7 +215,9 @@ class Supervisor:
     # -- start -----------------------------------------------------------------------------------
 
     def start(self) -> None:
+        ensure_port_free(self.options.host, self.options.port)
         self._start_redis()
+        self.bound_path.parent.mkdir(parents=True, exist_ok=True)  # with REDIS_URL nothing else made it
         env = self._child_env()
         self.web = Child("web", self._gunicorn_argv(), env, hurry_signal=signal.SIGQUIT, kill_orphans=True)
         self._launch(self.web)
@@ -251,6 +260,10 @@ class Supervisor:
     def status_path(self) -> Path:
         return Path(self.settings.data_dir) / STATUS_FILE
 
+    @property
+    def bound_path(self) -> Path:
+        return Path(self.settings.data_dir) / WEB_BOUND_FILE
+
     def _child_env(self) -> dict[str, str]:
         env = dict(os.environ)
         env.update(
@@ -259,6 +272,7 @@ class Supervisor:
             # The install page's bookmarklet points here unless the operator named a public address.
             SITEWISE_PUBLIC_URL=self.settings.public_url or self.base_url,
             SITEWISE_UP_STATUS=str(self.status_path),
+            SITEWISE_UP_BOUND=str(self.bound_path),
             PYTHONUNBUFFERED="1",  # children's log lines reach the relay as they are written
         )
         return env
@@ -294,9 +308,11 @@ class Supervisor:
                 raise RuntimeError("stopped while starting")
             if not self.web.running():
                 assert self.web.process is not None
+                ensure_port_free(self.options.host, self.options.port)  # taken since we looked: say that
                 raise RuntimeError(f"web server {describe_exit(self.web.process.returncode)} while starting")
-            status = _http_status(url)
-            if status is not None:  # any answer means gunicorn listens (health may be 503 until workers run)
+            # Only once our gunicorn holds the port is an answer its own (health may be 503 until workers run).
+            status = _http_status(url) if self._web_holds_port() else None
+            if status is not None:
                 break
             if time.monotonic() > deadline:
                 raise RuntimeError(f"web server did not answer {url} within {READY_TIMEOUT_S:.0f} s")
@@ -304,6 +320,15 @@ class Supervisor:
             "web: gunicorn (pid %s, %d processes) listening on %s/ (%s answered %s)",
             self.web.pid, self.options.web_processes, self.base_url, url, status,
         )
+
+    def _web_holds_port(self) -> bool:
+        """Whether our gunicorn master has bound its port: its hook (``sitewise.gunicorn_config.when_ready``)
+        writes its pid to the file we named in ``SITEWISE_UP_BOUND``."""
+        assert self.web is not None
+        try:
+            return self.bound_path.read_text() == str(self.web.pid)
+        except OSError:
+            return False
 
     def _wait_for_workers(self) -> None:
         """Wait until every worker has registered with RQ, and log which queues each one consumes."""
@@ -346,6 +371,8 @@ class Supervisor:
             for child in self._children():
                 if child.restart_at is not None:
                     if now >= child.restart_at:
+                        if child is self.web:  # a web server that cannot bind would die again and again
+                            ensure_port_free(self.options.host, self.options.port)
                         self._launch(child)
                         log.warning("%s: restarted as pid %s", child.name, child.pid)
                 elif not child.running():
@@ -455,6 +482,7 @@ class Supervisor:
             log.info("redis: stopped; data is in %s", self.embedded.data_dir)
         self.selector.close()
         self.status_path.unlink(missing_ok=True)
+        self.bound_path.unlink(missing_ok=True)
         log.info("sitewise stopped")
 
     def _stop_children(self, children: list[Child], grace: float) -> None:
@@ -533,6 +561,26 @@ class Supervisor:
     def _emit(child: Child, line: bytes) -> None:
         sys.stderr.write(f"{child.name:>9} | {line.decode('utf-8', 'replace').rstrip()}\n")
         sys.stderr.flush()
+
+
+def ensure_port_free(host: str, port: int, option: str = "--port") -> None:
+    """RuntimeError, naming the port and ``option`` (the way to choose another), unless ``host:port`` can be
+    bound now. Bound as gunicorn and Python's HTTP servers bind (IPv4 unless ``host`` is an IPv6 address,
+    ``SO_REUSEADDR``), so the closing connections of a previous run do not count, and a program listening
+    there does."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except socket.gaierror as exc:
+            raise RuntimeError(f"cannot listen on {host}: {exc.strerror}") from None
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                raise RuntimeError(
+                    f"port {port} on {host} is in use by another program: stop it, or choose another port with {option}"
+                ) from None
+            raise RuntimeError(f"cannot listen on {host} port {port}: {exc.strerror}") from None
 
 
 def restart_delay(failures: int) -> float:

@@ -2,13 +2,17 @@
 outside through HTTP, Redis and the process table."""
 from __future__ import annotations
 
+import contextlib
+import http.server as http_server
 import json
 import logging
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
+import threading
 
 import pytest
 import redis
@@ -19,8 +23,9 @@ from rq.registry import FinishedJobRegistry, StartedJobRegistry
 from learn_support import sample_pages
 from sitewise.config import Settings
 from sitewise.healthcheck import check_worker
-from sitewise.redis_conn import EmbeddedRedis
-from sitewise.supervisor import Supervisor, UpOptions
+from sitewise.redis_conn import EmbeddedRedis, display_url
+from sitewise import supervisor as supervisor_module
+from sitewise.supervisor import Supervisor, UpOptions, ensure_port_free
 from sitewise.sample_site import generate_site
 from sitewise.worker.queue import learn_queue
 
@@ -125,7 +130,7 @@ def test_ctrl_c_lets_a_learning_job_finish_and_data_survives_a_restart(tmp_path,
         assert connection.hget(f"sw:site:{site}:meta", "rule_version") == b"1"
         # REDIS_URL given: sitewise up uses that Redis and starts none of its own.
         with sitewise_up(tmp_path / "unused", "--workers", "1", env={"REDIS_URL": server.url}) as again:
-            assert f"using Redis at {server.url} (REDIS_URL)" in again.log
+            assert f"using Redis at {display_url(server.url)} (REDIS_URL)" in again.log
             assert "embedded redis-server" not in again.log
             status, _, body = http("GET", f"{again.base_url}/rules/{site}")
             assert status == 200 and json.loads(body)["version"] == 1
@@ -180,6 +185,72 @@ def test_the_worker_health_check_never_shows_the_redis_password(monkeypatch):
     monkeypatch.setenv("REDIS_URL", "redis://admin:s3cret@127.0.0.1:1/0?password=s3cret")
     problem = check_worker()
     assert problem.startswith("Redis at redis://127.0.0.1:1/0: ") and "s3cret" not in problem
+
+
+@contextlib.contextmanager
+def another_server(port: int):
+    """Another program's HTTP server answering on ``port`` (any answer, even a 404, once fooled sitewise up)."""
+    server = http_server.ThreadingHTTPServer(("127.0.0.1", port), http_server.SimpleHTTPRequestHandler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_up_refuses_a_port_another_program_answers_on(tmp_path):
+    port = free_port()
+    with another_server(port):
+        result = subprocess.run(
+            [sys.executable, "-m", "sitewise", "up", "--port", str(port), "--data-dir", str(tmp_path)],
+            env={k: v for k, v in os.environ.items() if k != "REDIS_URL"}, capture_output=True, text=True, timeout=60,
+        )
+    assert result.returncode == 1
+    assert f"port {port} on 127.0.0.1 is in use by another program: stop it, or choose another port with --port" in result.stderr
+    assert "sitewise is up" not in result.stderr and "embedded redis-server" not in result.stderr  # nothing started
+
+
+def test_an_answer_on_the_port_is_not_taken_for_our_web_server(tmp_path, monkeypatch, caplog):
+    """The port taken between the check and gunicorn's bind: what answers there is not ours, and gunicorn's
+    failure to bind stops the start with the port named, rather than a start reported done."""
+    port = free_port()
+    checks = iter([lambda *args: None])  # the first check misses the other program (it came just after)
+    monkeypatch.setattr(supervisor_module, "ensure_port_free", lambda *args: next(checks, ensure_port_free)(*args))
+    monkeypatch.delenv("REDIS_URL", raising=False)
+    with another_server(port), caplog.at_level(logging.INFO, logger="sitewise.up"):
+        status = Supervisor(Settings(data_dir=str(tmp_path)), UpOptions(port=port, workers=1, web_processes=1)).run()
+    assert status == 1
+    assert f"port {port} on 127.0.0.1 is in use by another program" in caplog.text
+    assert "web: gunicorn" not in caplog.text and "sitewise is up" not in caplog.text
+
+
+def test_up_stops_when_another_program_takes_the_port_of_its_dead_web_server(tmp_path):
+    with sitewise_up(tmp_path / "data", "--workers", "1", "--web-processes", "1") as up:
+        master = logged_pid(up.log, r"web: gunicorn \(pid (\d+)")
+        os.kill(master, signal.SIGKILL)
+        port = int(up.base_url.rsplit(":", 1)[1])
+        # Its orphaned web process holds the port until the supervisor kills its group.
+        with wait_for(lambda: _listener(port), 10, "the port to come free"):
+            up.process.wait(timeout=60)
+            log = up.log
+    assert up.process.returncode == 1, log
+    assert f"port {port} on 127.0.0.1 is in use by another program" in log
+    assert "web: restarted" not in log and "sitewise stopped" in log
+
+
+def _listener(port: int) -> socket.socket | None:
+    """A socket listening on ``port`` (as another program's server would), or None while it is taken."""
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as servers bind: TIME_WAIT does not count
+    try:
+        sock.bind(("127.0.0.1", port))
+    except OSError:
+        sock.close()
+        return None
+    sock.listen()
+    return sock
 
 
 @pytest.mark.parametrize("args", [["--port", "0"], ["--workers", "0"], ["--port", "http"]])

@@ -20,6 +20,8 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+from .up import at_least_one, tcp_port
+
 log = logging.getLogger("sitewise.demo")
 
 #: Articles kept back from collection, for the reader to try the bookmarklet on pages never seen.
@@ -28,6 +30,8 @@ HELD_OUT = 3
 LEARN_TIMEOUT_S = 180.0
 #: Pause between polls of GET /rules/<site>.
 POLL_S = 1.0
+#: Where the sample site is served (its pages' host, the site the demo learns).
+SITE_HOST = "localhost"
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -37,9 +41,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--port", type=int, default=8000, help="web server port (default 8000)")
-    parser.add_argument("--site-port", type=int, default=8001, help="sample site port (default 8001)")
-    parser.add_argument("--workers", type=int, default=2, help="learning workers (default 2)")
+    parser.add_argument("--port", type=tcp_port, default=8000, help="web server port (default 8000)")
+    parser.add_argument("--site-port", type=tcp_port, default=8001, help="sample site port (default 8001)")
+    parser.add_argument("--workers", type=at_least_one, default=2, help="learning workers (default 2)")
     parser.add_argument("--data-dir", type=Path, help="keep the demo's Redis data here (default: a temporary folder)")
     parser.add_argument("--exit-when-ready", action="store_true", help="stop once the site is learned (for scripts)")
     parser.set_defaults(handler=run)
@@ -47,8 +51,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..config import Settings
-    from ..supervisor import Supervisor, UpOptions
+    from ..supervisor import Supervisor, UpOptions, ensure_port_free
 
+    try:
+        ensure_port_free(SITE_HOST, args.site_port, "--site-port")  # the web server's port: the supervisor's
+    except RuntimeError as exc:
+        log.error("%s", exc)
+        return 1
     with tempfile.TemporaryDirectory(prefix="sitewise-demo-") as scratch:
         data_dir = str(args.data_dir or scratch)
         # The demo runs its own embedded Redis even when REDIS_URL is set: it must not touch real data.
@@ -71,11 +80,11 @@ def _drive(supervisor, args: argparse.Namespace, outcome: dict[str, bool]) -> No
     site = generate_site(seed=7)
     server = supervisor.base_url
     try:
-        with serve_site(site, host="localhost", port=args.site_port) as site_url:
+        with serve_site(site, host=SITE_HOST, port=args.site_port) as site_url:
             articles = site.article_paths
             learned_from, held_out = articles[:-HELD_OUT], articles[-HELD_OUT:]
             _collect_and_upload([site_url + path for path in learned_from], server)
-            rules = _wait_for_rules(server, "localhost")
+            rules = _wait_for_rules(server, SITE_HOST)
             outcome["learned"] = rules is not None
             if rules is None:
                 log.error("the sample site was not learned within %.0f s; see the worker log above", LEARN_TIMEOUT_S)
@@ -85,8 +94,8 @@ def _drive(supervisor, args: argparse.Namespace, outcome: dict[str, bool]) -> No
                 os.kill(os.getpid(), signal.SIGTERM)  # the supervisor stops everything in order
                 return
             threading.Event().wait()  # keep serving the sample site until the supervisor stops us
-    except Exception:  # the demo thread must report, not die silently
-        log.exception("demo failed")
+    except Exception as exc:  # the demo thread must report, not die silently; a port taken is one line
+        log.error("demo failed: %s", exc, exc_info=not isinstance(exc, OSError))
         outcome["learned"] = False
         os.kill(os.getpid(), signal.SIGTERM)
 

@@ -15,10 +15,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "jobs, and stop Redis last. Configuration: see docs/deploy.md.",
     )
     parser.add_argument("--host", default="127.0.0.1", help="address the web server binds (default 127.0.0.1)")
-    parser.add_argument("--port", type=_port, default=8000, help="web server port (default 8000)")
-    parser.add_argument("--workers", type=_count, default=2, help="learning worker processes (default 2)")
+    parser.add_argument("--port", type=tcp_port, default=8000, help="web server port (default 8000)")
+    parser.add_argument("--workers", type=at_least_one, default=2, help="learning worker processes (default 2)")
     parser.add_argument(
-        "--web-processes", type=_count, default=2, help="gunicorn worker processes (default 2, one per core)"
+        "--web-processes", type=at_least_one, default=2, help="gunicorn worker processes (default 2, one per core)"
     )
     parser.add_argument(
         "--data-dir", type=Path, help="where the embedded Redis keeps its files (default $SITEWISE_DATA_DIR "
@@ -50,14 +50,14 @@ def run(args: argparse.Namespace) -> int:
     return Supervisor(settings, options).run()
 
 
-def _port(text: str) -> int:
+def tcp_port(text: str) -> int:
     value = int(text)
     if not 1 <= value <= 65535:
         raise argparse.ArgumentTypeError(f"{value} is not a TCP port (1-65535)")
     return value
 
 
-def _count(text: str) -> int:
+def at_least_one(text: str) -> int:
     value = int(text)
     if value < 1:
         raise argparse.ArgumentTypeError("must be at least 1")
