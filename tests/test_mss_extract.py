@@ -69,9 +69,9 @@ def test_registered_extractors_work_on_documents():
     assert hr_cut.pipeline.hr == "cut" and hr_cut.pipeline.clean.figure and hr_cut.pipeline.min_paragraph_words == 0
 
 
-def test_train_mss_command_and_supervised_extraction(tmp_path):
+def training_set(root):
+    """A training set of the sample site's articles (manifest, HTML, truth) in ``root``."""
     site = generate_site(seed=3)
-    root = tmp_path / "set"
     (root / "html").mkdir(parents=True)
     (root / "truth").mkdir()
     with (root / "manifest.jsonl").open("w") as manifest:
@@ -80,6 +80,11 @@ def test_train_mss_command_and_supervised_extraction(tmp_path):
             (root / "truth" / f"{n}.txt").write_text(page.truth)
             manifest.write(json.dumps({"id": f"set/{n}", "site": "gazette", "url": None, "html": f"html/{n}.html.gz",
                                        "truth": f"truth/{n}.txt", "split": None, "official_split": "train"}) + "\n")
+    return root
+
+
+def test_train_mss_command_and_supervised_extraction(tmp_path):
+    root = training_set(tmp_path / "set")
     out = tmp_path / "model.json.gz"
     assert main(["train-mss", "--manifest", str(root), "--split", "train", "--out", str(out)]) == 0
     model = load_model(out)
@@ -89,6 +94,30 @@ def test_train_mss_command_and_supervised_extraction(tmp_path):
     assert min(scores) > 0.8
     assert extract_mss(other.pages["/"].html, model).text == ""  # the index lists articles, it is not one
     assert main(["train-mss", "--manifest", str(root), "--split", "test", "--out", str(out)]) == 2  # no pages
+
+
+def test_train_mss_never_replaces_the_model_in_use_by_default(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("SITEWISE_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.delenv("SITEWISE_MSS_MODEL", raising=False)
+    root = training_set(tmp_path / "set")
+    with pytest.raises(SystemExit) as refused:  # no --out: nothing written, least of all where extract looks
+        main(["train-mss", "--manifest", str(root)])
+    assert refused.value.code == 2 and "required: --out" in capsys.readouterr().err
+    assert not (tmp_path / "data").exists()
+
+    elsewhere = tmp_path / "mine.json.gz"
+    assert main(["train-mss", "--manifest", str(root), "--limit", "6", "--out", str(elsewhere)]) == 0
+    assert f"not this model; to use it: --mss-model {elsewhere} (extract) or SITEWISE_MSS_MODEL={elsewhere}" in capsys.readouterr().out
+
+    configured = tmp_path / "data" / "mss-model.json.gz"  # asked for outright: said loudly
+    assert main(["train-mss", "--manifest", str(root), "--limit", "6", "--out", str(configured)]) == 0
+    assert "NOTE: sitewise.extract, the commands and the server now use this model instead of the shipped one" in capsys.readouterr().out
+
+
+def test_train_mss_without_its_data_says_what_to_pass(tmp_path, capsys):
+    assert main(["train-mss", "--data", str(tmp_path), "--out", str(tmp_path / "m.json.gz")]) == 2
+    err = capsys.readouterr().err
+    assert f"no training set at {tmp_path / 'wcxb-dev'}" in err and "pass --data FOLDER" in err and "--manifest FILE" in err
 
 
 def test_self_training_writes_a_model_only_when_it_beats_the_one_in_use(tmp_path):

@@ -5,6 +5,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+#: Where the training sets are beside a checkout of the repository (never part of it).
+DEFAULT_DATA = Path("../shared/data")
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
@@ -12,14 +15,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="train the MSS fallback's model from pages with truth text",
         description="Train the block model the fallback ships with: by default from the sets whose licences "
         "let the model ship (wcxb-dev, readability-testpages) in --data, deterministically, so "
-        "`sitewise train-mss --out sitewise/models/block-model.json.gz` rebuilds the shipped file; or "
-        "from one --manifest. Without --out the model goes to SITEWISE_MSS_MODEL, else "
-        "<data_dir>/mss-model.json.gz, where the extractor looks first.",
+        "`sitewise train-mss --data ../shared/data --out sitewise/models/block-model.json.gz` rebuilds the "
+        "shipped file; or from one --manifest. --out is required: a model at SITEWISE_MSS_MODEL, else "
+        "<data_dir>/mss-model.json.gz, is used before the shipped one by sitewise.extract, the commands and "
+        "the server, so writing there is a choice to make, never a default. The command says which model "
+        "extraction uses afterwards.",
     )
-    parser.add_argument("--data", type=Path, default=Path("../shared/data"), help="folder of the training sets")
+    parser.add_argument(
+        "--data", type=Path, default=DEFAULT_DATA,
+        help=f"folder holding the training sets' folders (default {DEFAULT_DATA}, from the repository's root)",
+    )
     parser.add_argument("--sets", help="comma-separated set folders to train on (default: the shipped model's)")
     parser.add_argument("--manifest", help="train on this manifest.jsonl (or its folder) instead of --data/--sets")
-    parser.add_argument("--out", help="model file to write (default: the configured model path)")
+    parser.add_argument("--out", required=True, help="model file to write")
     parser.add_argument(
         "--split", help="only pages whose split field has this value (e.g. train)"
     )
@@ -43,10 +51,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     import time
 
-    from ..mss.model import configured_model_path
-
     entries = _entries(args)
-    out = args.out or str(configured_model_path())
+    out = args.out
     started = time.perf_counter()
     if args.naive_bayes:
         report = _train_naive_bayes(args, entries, out)
@@ -59,7 +65,23 @@ def run(args: argparse.Namespace) -> int:
     print(f"trained on {report.used} of {report.pages} pages ({report.skipped or 'none skipped'}) "
           f"in {time.perf_counter() - started:.0f} s")
     print(f"model: {out}")
+    print(_model_in_use(Path(out)))
     return 0
+
+
+def _model_in_use(written: Path) -> str:
+    """Which model extraction uses now, said outright: a model written where the extractor looks first
+    replaces the shipped one for sitewise.extract, the commands and the server."""
+    from ..mss.model import SHIPPED_MODEL, configured_model_path, resolve_model_path
+
+    in_use = resolve_model_path()
+    if in_use is None or in_use.resolve() != written.resolve():
+        return (f"sitewise.extract and the server use {in_use or 'the line scorer'}, not this model; to use it: "
+                f"--mss-model {written} (extract) or SITEWISE_MSS_MODEL={written}")
+    if in_use.resolve() == SHIPPED_MODEL.resolve():
+        return "this is the shipped model's file: sitewise.extract and the server use it"
+    return (f"NOTE: sitewise.extract, the commands and the server now use this model instead of the shipped one "
+            f"(it is at {configured_model_path()}, where they look first); remove it to go back")
 
 
 def _entries(args: argparse.Namespace) -> list:
@@ -72,6 +94,10 @@ def _entries(args: argparse.Namespace) -> list:
     else:
         names = args.sets.split(",") if args.sets else list(TRAINING_SETS)
         sources = [args.data / name.strip() for name in names]
+        missing = [str(source) for source in sources if not source.is_dir()]
+        if missing:
+            raise ValueError(f"no training set at {', '.join(missing)}: pass --data FOLDER, the folder holding "
+                             f"{', '.join(names)}, or --manifest FILE")
     entries = []
     for source in sources:
         chosen = [
