@@ -26,12 +26,22 @@ ROOT = Path(__file__).resolve().parent.parent
 COMPOSE = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
 DOCKERFILE = (ROOT / "Dockerfile").read_text()
 SERVICES = COMPOSE["services"]
-_INTERPOLATION = re.compile(r"\$\{(\w+)(?::?[-?]([^}]*))?\}")
+#: ``${NAME}``, ``${NAME:-default}``: a default holding no other ``${…}`` (nested ones go first).
+_INTERPOLATION = re.compile(r"\$\{(\w+)(?::?[-?]([^${}]*))?\}")
 
 
-def env_of(service: str) -> dict[str, str]:
-    """A service's environment with compose's ${NAME:-default} interpolation (defaults only)."""
-    return {k: _INTERPOLATION.sub(lambda m: m.group(2) or "", str(v)) for k, v in SERVICES[service]["environment"].items()}
+def interpolate(value: str, variables: dict[str, str] | None = None) -> str:
+    """compose's ``${NAME:-default}`` interpolation, nested defaults included (innermost first)."""
+    while True:
+        done = _INTERPOLATION.sub(lambda m: (variables or {}).get(m.group(1)) or m.group(2) or "", value)
+        if done == value:
+            return done
+        value = done
+
+
+def env_of(service: str, variables: dict[str, str] | None = None) -> dict[str, str]:
+    """A service's environment as compose makes it from ``variables`` (a .env file), else the defaults."""
+    return {k: interpolate(str(v), variables) for k, v in SERVICES[service]["environment"].items()}
 
 
 def setting_variable(name: str) -> str:
@@ -98,9 +108,33 @@ def test_the_image_runs_the_installed_package_not_the_copied_sources():
     assert install and {"sitewise", "server", "worker", "bookmarklet"} <= set(install.group(1).split())
 
 
+#: What the web service's gunicorn reads (sitewise.gunicorn_config, and gunicorn itself).
+GUNICORN_VARIABLES = ("SITEWISE_LOG_LEVEL", "SITEWISE_WEB_PROCESSES", "SITEWISE_WEB_CONNECTIONS", "GUNICORN_CMD_ARGS")
+
+
+def test_the_web_service_gets_every_gunicorn_setting_of_the_docs():
+    env = env_of("web", {"SITEWISE_WEB_CONNECTIONS": "300", "GUNICORN_CMD_ARGS": "--timeout 120"})
+    assert set(GUNICORN_VARIABLES) <= set(env)
+    assert env["SITEWISE_WEB_CONNECTIONS"] == "300" and env["GUNICORN_CMD_ARGS"] == "--timeout 120"
+    assert env_of("web")["GUNICORN_CMD_ARGS"] == ""  # unset: gunicorn reads nothing from it
+
+
+def test_the_install_link_follows_the_published_port():
+    assert env_of("web")["SITEWISE_PUBLIC_URL"] == "http://localhost:8000"
+    assert env_of("web", {"SITEWISE_PORT": "9000"})["SITEWISE_PUBLIC_URL"] == "http://localhost:9000"
+    chosen = {"SITEWISE_PORT": "9000", "SITEWISE_PUBLIC_URL": "https://sitewise.example.org"}
+    assert env_of("web", chosen)["SITEWISE_PUBLIC_URL"] == "https://sitewise.example.org"
+    assert any(str(p).startswith("${SITEWISE_PORT:-8000}:") for p in SERVICES["web"]["ports"])
+
+
+def test_the_deploy_guide_shows_the_redis_command_compose_runs():
+    command = " ".join(f'"{word}"' if " " in word else word for word in SERVICES["redis"]["command"])
+    assert interpolate(command) in (ROOT / "docs" / "deploy.md").read_text()
+
+
 def test_every_setting_is_configurable_and_every_variable_is_a_setting():
     expected = {setting_variable(f.name) for f in fields(Settings)}
-    extra = {"SITEWISE_LOG_LEVEL", "SITEWISE_WEB_PROCESSES"}  # read by sitewise.gunicorn_config
+    extra = set(GUNICORN_VARIABLES)
     for service in ("web", "worker", "collector"):
         names = set(env_of(service))
         assert expected <= names, (service, expected - names)
