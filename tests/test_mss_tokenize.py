@@ -118,6 +118,14 @@ def test_a_page_libxml2_loses_is_read_as_a_browser_reads_it(html):
     assert "Real" in tokens.words and "T" not in tokens.words  # the head's title is still no text
 
 
+def test_text_after_an_early_html_end_tag_is_read_as_a_browser_reads_it():
+    # a theme's header closes </body></html> before the article and the page closes them again: browsers
+    # ignore the early end tags, libxml2 dropped everything after </html> (wcxb-dev/0310: the fallback found nothing)
+    tokens = tokenize("<html><head><title>T</title></head><body><nav><a href='/'>Home</a></nav></BODY></html >\n"
+                      "<div class=post><p>Real text here</p></div></body></HTML><p>Appended</p>")
+    assert [w for w in tokens.words if w] == ["Home", "Real", "text", "here"]  # what follows the last stays out
+
+
 def test_a_page_without_text_is_read_once_more_and_stays_empty():
     root = parse_html("<html><head><title>Error</title></head><body>  </body></html>")
     assert root is not None and root.find("head/title").text == "Error"
