@@ -126,6 +126,22 @@ def test_text_after_an_early_html_end_tag_is_read_as_a_browser_reads_it():
     assert [w for w in tokens.words if w] == ["Home", "Real", "text", "here"]  # what follows the last stays out
 
 
+@pytest.mark.parametrize("mode", ["open", "closed", "OPEN"])
+def test_a_declarative_shadow_root_is_read_as_its_hosts_rendered_content(mode):
+    tokens = tokenize(f"<html><body><p>Intro</p><article-body><template shadowrootmode={mode}><h1>Headline</h1>"
+                      "<p>Shadow text <slot></slot></p></template><span>slotted</span></article-body>"
+                      "<template><p>Inert</p></template></body></html>")
+    assert [w for w in tokens.words if w] == ["Intro", "Headline", "Shadow", "text", "slotted"]
+    assert "template" not in tokens.tags
+
+
+def test_only_a_hosts_first_shadow_root_template_and_only_an_open_or_closed_one_is_rendered():
+    tokens = tokenize("<html><body><x-card><template shadowrootmode=open><p>First</p></template>"
+                      "<template shadowrootmode=open><p>Second</p></template></x-card>"
+                      "<x-card><template shadowrootmode=bogus><p>Bogus</p></template></x-card></body></html>")
+    assert [w for w in tokens.words if w] == ["First"]
+
+
 def test_a_page_without_text_is_read_once_more_and_stays_empty():
     root = parse_html("<html><head><title>Error</title></head><body>  </body></html>")
     assert root is not None and root.find("head/title").text == "Error"

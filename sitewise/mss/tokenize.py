@@ -273,6 +273,13 @@ _TITLE_CLOSE = re.compile(r"</title\s*>", re.IGNORECASE)
 #: evaluation sets, two for the worse (servers and scripts append a stray footer, trackers or hidden links
 #: there). An early ``</body>`` loses nothing: libxml2 reads on, beside the body.
 _HTML_END_TAG = re.compile(r"</html\b[^>]*>", re.IGNORECASE)
+#: The attribute that makes a ``<template>`` a declarative shadow root, as serialisers write it (``getHTML``
+#: included: lower case).
+_SHADOW_ROOT_ATTRIBUTE = "shadowrootmode"
+#: Its values that attach a shadow root; with any other the template stays an inert one.
+_SHADOW_ROOT_MODES = frozenset({"open", "closed"})
+#: The name a declarative shadow root's template is given for the moment before it is unwrapped.
+_UNWRAPPED = "sitewise-shadow-root"
 
 
 def parse_html(html: str | bytes) -> etree._Element | None:
@@ -289,7 +296,9 @@ def parse_html(html: str | bytes) -> etree._Element | None:
     root = _libxml2_tree(html)
     if root is None or not _has_text_outside_head(root):
         reread = _parsed_as_browsers_read(html)
-        return reread if reread is not None else root
+        root = reread if reread is not None else root
+    if root is not None and _may_declare_shadow_roots(html):
+        _render_shadow_roots(root)
     return root
 
 
@@ -299,6 +308,26 @@ def _without_early_html_end_tags(html: str) -> str:
     if len(ends) < 2:
         return html
     return _HTML_END_TAG.sub("", html[: ends[-1]]) + html[ends[-1] :]
+
+
+def _may_declare_shadow_roots(html: str | bytes) -> bool:
+    """Whether the page names :data:`_SHADOW_ROOT_ATTRIBUTE`: a substring test (~0.4 ms a MB) that spares
+    the pages without one (nearly all) a walk over their tree."""
+    return (_SHADOW_ROOT_ATTRIBUTE if isinstance(html, str) else _SHADOW_ROOT_ATTRIBUTE.encode()) in html
+
+
+def _render_shadow_roots(root: etree._Element) -> None:
+    """Each declarative shadow root (a ``<template shadowrootmode="open|closed">``, its host's first) read
+    as a browser renders it: its content in its host, not an unrendered template. The host's own children
+    stay beside it (a browser shows those a ``<slot>`` takes in, which is what hosts mostly hold)."""
+    hosts = set()
+    for template in root.iter("template"):
+        host = template.getparent()
+        if template.get(_SHADOW_ROOT_ATTRIBUTE, "").strip().lower() in _SHADOW_ROOT_MODES and host not in hosts:
+            hosts.add(host)
+            template.tag = _UNWRAPPED
+    if hosts:
+        etree.strip_tags(root, _UNWRAPPED)
 
 
 def _has_text_outside_head(root: etree._Element) -> bool:
