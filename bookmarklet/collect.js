@@ -5,8 +5,9 @@
  * The same file runs as a bookmarklet script in a reader's browser and in headless Chromium through
  * Playwright (sitewise/collect.py). Plain ES2019, no build step. It defines exactly three globals,
  * window.sitewiseCollect(options), window.sitewiseCollectJSON(options) and window.sitewiseBuiltins (the
- * pristine built-ins below, which bookmarklet/sitewise.js uses too), and never changes the page (but for
- * an empty iframe it adds and removes at once, see "Pristine built-ins").
+ * pristine built-ins below, which bookmarklet/sitewise.js uses too, and documentCopy, see "The page's
+ * HTML"), and never changes the page (but for an empty iframe it adds and removes at once, see
+ * "Pristine built-ins").
  *
  * Phases of sitewiseCollect:
  *   1. walkRenderedTree  visit the flat tree (open shadow roots and their slots included) in document
@@ -35,6 +36,11 @@
  * "postid-123"), which would make every selector of a page unique; below body everything is recorded.
  * A shadow host stands in for the shadow root in path and selector (querySelector cannot cross it).
  * Closed shadow roots cannot be read: their host's light children are collected as if unshadowed.
+ *
+ * The page's HTML (options.includeHtml): documentElement.outerHTML, which never holds shadow trees. A page
+ * with open shadow roots is written from a copy in which each is its host's declarative
+ * <template shadowrootmode="open"> (as Element.getHTML({shadowRoots}) writes them, which not every browser
+ * has): a browser reads that back as the shadow root, and so does sitewise's fallback.
  *
  * Blocks: an element is a block when its computed display is block-level (block, flow-root, flex, grid,
  * list-item, table, table-row, table-cell, table-caption, ...). display:inline (and ruby, and MathML
@@ -84,6 +90,8 @@
     object: 1, embed: 1, canvas: 1, audio: 1, video: 1, select: 1, datalist: 1, textarea: 1, head: 1,
     noframes: 1, noembed: 1, "sitewise-panel": 1
   };
+  // The reader's panel (bookmarklet/sitewise.js): none of the page's.
+  var PANEL_TAG = "sitewise-panel";
   // Phrasing elements stay inline even as inline-block: a styled link or button is part of its sentence.
   var PHRASING_TAGS = {
     a: 1, abbr: 1, b: 1, bdi: 1, bdo: 1, big: 1, button: 1, cite: 1, code: 1, data: 1, del: 1, dfn: 1,
@@ -102,11 +110,13 @@
   var NO_ATTRS = {};
 
   var builtins = pristineBuiltins();
+  builtins.documentCopy = documentCopy;
   var list = builtins.list, stringify = builtins.stringify, regExp = builtins.regExp;
   var stringTrim = builtins.stringTrim, stringReplace = builtins.stringReplace, stringSplit = builtins.stringSplit;
   var stringIndexOf = builtins.stringIndexOf, stringSlice = builtins.stringSlice;
   var stringToLowerCase = builtins.stringToLowerCase, arrayFilter = builtins.arrayFilter;
   var attribute = builtins.attribute, hasAttribute = builtins.hasAttribute, boxOf = builtins.boxOf;
+  var setAttribute = builtins.setAttribute, arrayIndexOf = builtins.arrayIndexOf, createElement = builtins.createElement;
   var computedStyle = builtins.computedStyle, cssValue = builtins.cssValue, queryAll = builtins.queryAll;
   var realm = builtins.realm, round = realm.Math.round, parseNumber = realm.parseFloat;
 
@@ -485,10 +495,72 @@
       collector: options.collector || "bookmarklet"
     };
     if (options.includeHtml) {
-      var html = document.documentElement.outerHTML;
+      var html = pageHtml();
       if (html.length <= MAX_HTML_CHARS) page.html = html;
     }
     return page;
+  }
+
+  // -- the page's HTML -----------------------------------------------------------------------------
+
+  // The page as HTML: its outerHTML, or, when it has open shadow roots, that of a copy holding them.
+  function pageHtml() {
+    var root = document.documentElement;
+    var shadowRoots = openShadowRoots(root);
+    return (shadowRoots.length ? copyWithShadowRoots(root, shadowRoots) : root).outerHTML;
+  }
+
+  // A deep copy of the document element with its open shadow roots (bookmarklet/sitewise.js sends the
+  // server one, cleaned).
+  function documentCopy() {
+    var root = document.documentElement;
+    return copyWithShadowRoots(root, openShadowRoots(root));
+  }
+
+  // The open shadow roots under root, each before those in its own tree; the reader's sitewise panel's
+  // aside.
+  function openShadowRoots(root) {
+    var scopes = list(root);
+    for (var i = 0; i < scopes.length; i++) {
+      var elements = queryAll(scopes[i], "*");
+      for (var j = 0; j < elements.length; j++) {
+        var shadowRoot = elements[j].shadowRoot;
+        if (shadowRoot && elements[j].localName !== PANEL_TAG) scopes.push(shadowRoot);
+      }
+    }
+    return scopes.slice(1);
+  }
+
+  // root.cloneNode(true) (which copies no shadow roots) with each of shadowRoots written into its host's
+  // copy as a <template shadowrootmode="open"> holding a copy of its children. The hosts' copies are all
+  // found before any template goes in, as a template moves the places of its host's children.
+  function copyWithShadowRoots(root, shadowRoots) {
+    var copies = new realm.Map();  // the root and each shadow root -> its copy
+    copies.set(root, root.cloneNode(true));
+    var placed = list();  // host copy, template, host copy, template, ...
+    for (var i = 0; i < shadowRoots.length; i++) {
+      var shadowRoot = shadowRoots[i];
+      var template = createElement(document, "template");
+      setAttribute(template, "shadowrootmode", "open");
+      var children = shadowRoot.childNodes;
+      for (var j = 0; j < children.length; j++) template.content.appendChild(children[j].cloneNode(true));
+      copies.set(shadowRoot, template.content);
+      placed.push(copyOf(shadowRoot.host, copies), template);
+    }
+    for (var k = 0; k < placed.length; k += 2) placed[k].insertBefore(placed[k + 1], placed[k].firstChild);
+    return copies.get(root);
+  }
+
+  // The copy of a node, by its places among its parents' children up to the nearest node copied.
+  function copyOf(node, copies) {
+    var places = list();
+    while (!copies.has(node)) {
+      places.push(arrayIndexOf(node.parentNode.childNodes, node));
+      node = node.parentNode;
+    }
+    var copy = copies.get(node);
+    for (var i = places.length - 1; i >= 0; i--) copy = copy.childNodes[places[i]];
+    return copy;
   }
 
   // A page's named elements shadow the document's own properties (Document is [LegacyOverrideBuiltIns]:
@@ -549,16 +621,19 @@
       stringToLowerCase: uncurry(realm.String.prototype.toLowerCase),
       stringMatch: uncurry(realm.String.prototype.match),
       arrayFilter: uncurry(realm.Array.prototype.filter),
+      arrayIndexOf: uncurry(realm.Array.prototype.indexOf),
       attribute: uncurry(realm.Element.prototype.getAttribute),
       hasAttribute: uncurry(realm.Element.prototype.hasAttribute),
+      setAttribute: uncurry(realm.Element.prototype.setAttribute),
       boxOf: uncurry(realm.Element.prototype.getBoundingClientRect),
       closest: uncurry(realm.Element.prototype.closest),
       createElement: uncurry(realm.Document.prototype.createElement),
       computedStyle: function (element) { return realm.getComputedStyle.call(window, element); },
       cssValue: uncurry(realm.CSSStyleDeclaration.prototype.getPropertyValue),
-      // querySelectorAll of a document or an element (the two interfaces have a copy each).
+      // querySelectorAll of a document, a document fragment (a shadow root, a template's content) or an
+      // element (the three interfaces have a copy each).
       queryAll: function (root, selector) {
-        var owner = root.nodeType === 9 ? realm.Document : realm.Element;
+        var owner = root.nodeType === 9 ? realm.Document : root.nodeType === 11 ? realm.DocumentFragment : realm.Element;
         return owner.prototype.querySelectorAll.call(root, selector);
       }
     };
@@ -587,7 +662,8 @@
       Math: global.Math, RegExp: global.RegExp, String: global.String, Function: global.Function,
       Boolean: global.Boolean, Date: global.Date, URL: global.URL, parseFloat: global.parseFloat,
       isNaN: global.isNaN, CSS: global.CSS, getComputedStyle: global.getComputedStyle,
-      Document: global.Document, Element: global.Element, CSSStyleDeclaration: global.CSSStyleDeclaration
+      Document: global.Document, DocumentFragment: global.DocumentFragment, Element: global.Element,
+      CSSStyleDeclaration: global.CSSStyleDeclaration
     };
   }
 

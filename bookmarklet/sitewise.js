@@ -71,6 +71,10 @@
   // Python's \w+ runs: letters and digits of any script, and "_".
   var WORDS = builtins.regExp(/[\p{L}\p{N}_]+/gu);
   var TRAILING_DOT = builtins.regExp(/\.$/);
+  // What the page's HTML is sent without: scripts and what never shows as text (a template but one that
+  // holds a shadow root, see withSanitisedHtml).
+  var SHADOW_ROOT_TEMPLATE = "template[shadowrootmode]";
+  var UNSENT = "script, style, noscript, template:not([shadowrootmode]), iframe, object, embed, svg, canvas";
 
   var collectorGlobals = list("sitewiseCollect", "sitewiseCollectJSON", "sitewiseBuiltins");
   var restores = list();      // undo functions, run in reverse on close
@@ -318,26 +322,35 @@
     });
   }
 
-  // The DOM as served to the extractor: no scripts, and nothing a reader typed or a form pre-filled.
+  // The DOM as served to the extractor, with its open shadow roots (builtins.documentCopy): no scripts, and
+  // nothing a reader typed or a form pre-filled.
   function withSanitisedHtml(collected) {
     var copy = realm.Object.assign({}, collected);
     try {
-      var root = document.documentElement.cloneNode(true);
-      var drop = queryAll(root, "script, style, noscript, template, iframe, object, embed, svg, canvas");
-      for (var i = 0; i < drop.length; i++) drop[i].remove();
-      var fields = queryAll(root, "input, textarea, select, option, [contenteditable]");
-      for (var j = 0; j < fields.length; j++) {
-        var field = fields[j];
-        field.removeAttribute("value");
-        if (field.localName === "textarea" || field.localName === "option" || field.hasAttribute("contenteditable")) {
-          field.textContent = "";
-        }
-      }
+      var root = builtins.documentCopy();
+      sanitise(root);
       copy.html = "<!DOCTYPE html>" + root.outerHTML;
     } catch (error) {
       delete copy.html;  // the server falls back to the blocks
     }
     return copy;
+  }
+
+  // Empties a copy of the page (an element, or a shadow root's template content) of what the server is not
+  // sent, in its shadow roots too.
+  function sanitise(root) {
+    var drop = queryAll(root, UNSENT);
+    for (var i = 0; i < drop.length; i++) drop[i].remove();
+    var fields = queryAll(root, "input, textarea, select, option, [contenteditable]");
+    for (var j = 0; j < fields.length; j++) {
+      var field = fields[j];
+      field.removeAttribute("value");
+      if (field.localName === "textarea" || field.localName === "option" || field.hasAttribute("contenteditable")) {
+        field.textContent = "";
+      }
+    }
+    var shadowRoots = queryAll(root, SHADOW_ROOT_TEMPLATE);
+    for (var k = 0; k < shadowRoots.length; k++) sanitise(shadowRoots[k].content);
   }
 
   // -- highlighting --------------------------------------------------------------------------------

@@ -9,6 +9,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+import sitewise
+
 from sitewise.collect import (
     CHROMIUM,
     CHROMIUM_ARGS,
@@ -321,6 +323,38 @@ def test_serialized_dom_on_request():
     with Collector(workers=1, include_html=True) as collector:
         page = collector.collect_stored(BASE + "inline.html", (FIXTURES / "inline.html").read_bytes())
     assert page.html and page.html.startswith("<html") and 'id="para"' in page.html
+
+
+#: A page whose article is in an open shadow root (attached by a script; outerHTML holds none of it),
+#: with a nested one, a slotted headline and a closed one (no script can read that).
+SHADOW_ARTICLE = b"""<!DOCTYPE html><html lang="en"><head><title>Harbor strike ends</title></head><body>
+<nav><a href="/">Home</a> <a href="/news">News</a></nav><article-body id="story"><h1 slot="headline">Harbor strike ends</h1>
+</article-body><closed-box>Closed host text</closed-box><footer><p>Harbor News</p></footer>
+<script>
+  var story = document.getElementById("story").attachShadow({mode: "open"});
+  story.innerHTML = '<slot name="headline"></slot>' +
+    '<p>The harbor workers voted on Tuesday to end the strike that had closed the port for weeks.</p>' +
+    '<quote-box></quote-box><p>The union and the shipping companies agreed on wages &amp; shifts.</p>';
+  story.querySelector("quote-box").attachShadow({mode: "open"}).innerHTML = "<blockquote>We won, said the union.</blockquote>";
+  document.querySelector("closed-box").attachShadow({mode: "closed"}).innerHTML = "<p>HIDDEN closed</p>";
+</script></body></html>"""
+
+
+def test_serialized_dom_holds_open_shadow_roots_as_declarative_ones():
+    # outerHTML never holds shadow trees: the fallback read a page without its article
+    with Collector(workers=1, include_html=True) as collector:
+        page = collector.collect_stored(BASE + "shadow-article.html", SHADOW_ARTICLE)
+        plain = collector.collect_stored(BASE + "inline.html", (FIXTURES / "inline.html").read_bytes())
+    html = page.html
+    assert html.startswith('<html lang="en">') and html.count('<template shadowrootmode="open">') == 2
+    story = html.index('<article-body id="story"><template shadowrootmode="open"><slot name="headline"></slot>')
+    assert story < html.index("voted on Tuesday") < html.index("<quote-box><template shadowrootmode=\"open\"><blockquote>")
+    assert html.index("</template><h1 slot=\"headline\">") > story  # the host's own children follow
+    assert "<closed-box>Closed host text</closed-box>" in html  # a closed shadow root stays unread
+    text = sitewise.extract(html, url=page.url)
+    assert "voted on Tuesday" in text and "wages & shifts" in text
+    # a page without shadow roots is its outerHTML, as before
+    assert "<template" not in plain.html and plain.html.startswith("<html") and 'id="para"' in plain.html
 
 
 # -- pages that patch built-ins ----------------------------------------------------------------------
