@@ -31,12 +31,20 @@ Output = Literal["text", "json", "markdown"]
 #: of a sitewise server (``GET <server>/rules/<site>``).
 RulesSource = Union[dict[str, Any], str, Path, "Store", None]
 
-#: Pages larger than this (characters, or bytes before decoding) are refused: the fallback's time grows
-#: with a page's elements and words more than its characters (on a shared 2-core machine: a real 3.3 MB
-#: page, mostly scripts and styles, 0.3 s; 4 MB of running text 1.3 s; 4 MB of nothing but <p>x</p>,
-#: 500,000 elements, 20 s, some 40 µs each), and the largest article pages seen (news with inline
-#: scripts and styles) stay under 2 MB; a caller handed 20 MB of something gets an answer at once.
-MAX_HTML_CHARS = 5_000_000
+#: A page of more characters than this (or bytes before decoding) is refused unread: every page passes
+#: through a few linear steps whatever it holds (decoding, the nesting scan, the parsers reading past its
+#: scripts: 0.3 s for 19 MB of scripts around a short article on a shared 2-core machine), and its copies
+#: take memory, so a caller handed 100 MB of something gets an answer at once. The largest real pages
+#: seen (product pages that inline 5 MB of scripts) are a quarter of it.
+MAX_HTML_CHARS = 20_000_000
+#: Of those, at most this many outside the contents of its scripts and styles, which make its elements
+#: and words: what the fallback's time grows with (on a shared 2-core machine: a real 5.3 MB page, 95 %
+#: scripts and styles, 0.4 s; 4 MB of running text 1.3 s; 4 MB of nothing but <p>x</p>, 500,000 elements,
+#: 20 s, some 40 µs each). The largest article pages seen stay under 2 MB of them.
+MAX_MARKUP_CHARS = 5_000_000
+#: The start tag of a script or style, whose contents a parser reads as raw text, not markup (on a
+#: lower-cased page).
+_RAW_TEXT_START = re.compile(r"<(script|style)\b[^>]*>")
 #: A page whose first bytes hold this share of control characters (NUL, escape, ...) is not text.
 MAX_CONTROL_SHARE = 0.1
 #: ... judged on this many of its first characters.
@@ -208,6 +216,8 @@ def readable_html(html: str | bytes) -> str:
     _check_not_binary(text[:SNIFF_CHARS])
     if not text or text.isspace():  # (not text.strip(): that copies the page to find out)
         raise InputError("the page is empty")
+    if len(text) > MAX_MARKUP_CHARS:  # (only a page this large can hold too much markup)
+        _check_markup_size(markup_chars(text))
     refusal = too_costly_to_parse(text)
     if refusal:
         raise InputError(refusal)
@@ -228,6 +238,28 @@ def _without_lone_surrogates(html: str) -> str:
 def _check_size(size: int) -> None:
     if size > MAX_HTML_CHARS:
         raise InputError(f"the page has {size:,} characters; at most {MAX_HTML_CHARS:,} are read")
+
+
+def _check_markup_size(size: int) -> None:
+    if size > MAX_MARKUP_CHARS:
+        raise InputError(f"the page has {size:,} characters outside its scripts and styles; at most "
+                         f"{MAX_MARKUP_CHARS:,} are read")
+
+
+def markup_chars(html: str) -> int:
+    """How many of a page's characters lie outside the contents of its scripts and styles (an unclosed
+    one runs to the end of the page, as a parser reads it)."""
+    # one lower-cased copy, searched with str.find: a case-blind regular expression steps through the
+    # page a character at a time, some 8 times slower
+    lowered = html.lower()
+    raw_text = 0
+    position = 0
+    while start := _RAW_TEXT_START.search(lowered, position):
+        end = lowered.find(f"</{start.group(1)}", start.end())
+        end = len(lowered) if end < 0 else end
+        raw_text += end - start.end()
+        position = end
+    return len(lowered) - raw_text
 
 
 def _check_not_binary(start: str) -> None:

@@ -12,7 +12,7 @@ import time
 import pytest
 
 import sitewise
-from sitewise.api import MAX_HTML_CHARS
+from sitewise.api import MAX_HTML_CHARS, MAX_MARKUP_CHARS, markup_chars
 from sitewise.metrics import word_prf
 
 from bookmarklet_support import serve_app, serve_html
@@ -218,6 +218,9 @@ def test_bytes_are_decoded_by_the_pages_charset():
         (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" * 40, "binary"),
         ("\x00\x01\x02\x03" * 100, "binary"),
         ("<p>" + "x" * MAX_HTML_CHARS + "</p>", "at most"),
+        ("<p>" + "x" * MAX_MARKUP_CHARS + "</p>", "outside its scripts and styles; at most"),
+        # a script or style left open runs to the end of the page: what follows it is not counted twice
+        ("<style>p{}</style><p>" + "x" * MAX_MARKUP_CHARS + "</p><script>var x;", "outside its scripts"),
         (b"<p>" + b"y" * 20_000_000, "at most"),
         ("<html><body>" + "<div>" * 200_000 + "deep words here" + "</div>" * 200_000, "nests elements"),
         # each </div> closes a <b> the parser reopens at the next: it would rebuild 50 million elements
@@ -230,6 +233,19 @@ def test_bad_input_is_a_clear_error(html, message):
     started = time.perf_counter()
     with pytest.raises(sitewise.InputError, match=message):
         sitewise.extract(html)
+    assert time.perf_counter() - started < MAX_SECONDS
+
+
+def test_a_page_made_mostly_of_scripts_is_read_however_large():
+    # a real product page carries 5.3 MB of scripts and styles around 250 kB of markup (wcxb-dev/0588):
+    # it was refused, though its scripts cost nothing to read
+    body = "The harbor workers voted on Tuesday to end the strike that had closed the port for three weeks."
+    script = "<script>var state = '" + "<div>a</div>" * (MAX_MARKUP_CHARS // 12) + "';</SCRIPT >"
+    style = "<style media=all>" + "p { color: red }" * 10_000 + "</style>"
+    html = f"<html><head>{style}{script}</head><body><p>{body}</p>{script}</body></html>"
+    assert len(html) > 2 * MAX_MARKUP_CHARS and markup_chars(html) < 300
+    started = time.perf_counter()
+    assert sitewise.extract(html) == body
     assert time.perf_counter() - started < MAX_SECONDS
 
 
