@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Literal, Union
 
 from .errors import InputError, SitewiseError
 from .nesting import too_costly_to_parse
+from .text import word_count
 
 if TYPE_CHECKING:
     import urllib.error
@@ -104,7 +105,7 @@ class Extracted:
     def to_json(self) -> dict[str, Any]:
         """The answer as ``output="json"`` gives it: its texts :func:`printable`, as every output's are."""
         fields = {name: printable(value) if isinstance(value, str) else value for name, value in asdict(self).items()}
-        return {**fields, "words": len(fields["text"].split())}
+        return {**fields, "words": word_count(fields["text"])}
 
 
 # -- extract -----------------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from .errors import InputError
 from .extractors import Document, check_part
 from .mojibake import repair_mojibake
 from .page import Block, Page
+from .text import word_count
 from .urls import is_stand_in
 
 if TYPE_CHECKING:
@@ -53,7 +54,7 @@ class Article:
 
     def to_json(self) -> dict[str, Any]:
         body = {k: v for k, v in asdict(self).items() if k != "extra"}
-        body["words"] = len(self.text.split())
+        body["words"] = word_count(self.text)
         return body
 
     def heading_and_body(self, title: str | None) -> tuple[str, str]:

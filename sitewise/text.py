@@ -22,6 +22,10 @@ _WORD = re.compile(r"\w+")
 _UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u0e00-\u0e7f]")
 
 
+#: Chinese and Japanese characters (ideographs and kana): each is a word as :func:`word_count` counts.
+_CJK_CHARACTER = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+
+
 #: Words whose terms are remembered per language (a site's learning sees each word many times; the
 #: bound keeps a long-running worker's memory in check).
 MAX_KNOWN_WORDS = 200_000
@@ -89,3 +93,13 @@ def _terms_of_word(word: str, lang: str | None) -> tuple[str, ...]:
 
 def _bigrams(word: str) -> list[str]:
     return [word] if len(word) < 2 else [word[i : i + 2] for i in range(len(word) - 1)]
+
+
+def word_count(text: str) -> int:
+    """How many words a reader counts in ``text`` (the ``words`` of every answer): its white-space separated
+    runs that hold a letter or digit, and each Chinese or Japanese character, as word processors count
+    those scripts, which put no spaces between words (a 600-character Chinese article is some 600 words,
+    not the 5 runs its punctuation and line breaks leave). Thai, whose spaces part phrases, counts those."""
+    cjk_characters = len(_CJK_CHARACTER.findall(text))
+    spaced = _CJK_CHARACTER.sub(" ", text) if cjk_characters else text
+    return cjk_characters + sum(1 for run in spaced.split() if _WORD.search(run))

@@ -249,6 +249,14 @@ def test_a_page_made_mostly_of_scripts_is_read_however_large():
     assert time.perf_counter() - started < MAX_SECONDS
 
 
+def test_chinese_and_japanese_characters_count_as_words():
+    # the words of a 600-character Chinese article were its 5 runs between spaces
+    sentence = "港口工人周二投票结束了罢工，此前工会与航运公司达成一致。"
+    html = f"<html lang=zh><body><p>{sentence * 8}</p><p>{sentence * 8} iPhone 15 —</p></body></html>"
+    answer = json.loads(sitewise.extract(html, output="json"))
+    assert answer["words"] == 2 * 8 * 26 + 2  # the characters but punctuation, "iPhone" and "15"; no dash
+
+
 def test_a_page_nested_past_libxml2s_default_limit_is_read_whole():
     # libxml2 stops at 256 levels unless told to read huge documents, and lost every word deeper
     paragraph = "<p>" + "The harbor workers voted to end the strike after long talks. " * 6 + "</p>"
