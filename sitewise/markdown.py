@@ -34,6 +34,10 @@ _INLINE_MARKUP = re.compile(
 #: A heading ending in a run of "#" after a space would lose it (Markdown reads it as the heading's close).
 _HEADING_CLOSE = re.compile(r"(?<=\s)(#+)\s*$")
 _SPACES = re.compile(r"\s+")
+#: A nested list item is indented this many spaces per level: the width of "1. ", the wider marker, as
+#: CommonMark nests an item only at or past its parent item's text (two spaces under "1. " start a new
+#: item of the outer list); fewer than four, which would make an item with no parent line above it code.
+LIST_INDENT = 3
 #: A code fence is at least this many backticks, and longer than any run of them in the code.
 MIN_FENCE = 3
 _BACKTICKS = re.compile(r"`+")
@@ -72,7 +76,8 @@ def to_markdown(text: str, html: str) -> str:
     out: list[str] = []
     for index, (kind_name, markdown) in enumerate(blocks):
         if index:
-            # list items of one list follow each other; everything else is a paragraph of its own
+            # list items follow each other, of either kind (an item of one may hold a list of the other);
+            # everything else is a paragraph of its own
             out.append("\n" if kind_name == blocks[index - 1][0] and kind_name.startswith("list") else "\n\n")
         out.append(markdown)
     return "".join(out)
@@ -132,12 +137,12 @@ def _markdown_line(line: str, kind: LineKind) -> tuple[str, str]:
         markdown = "#" * kind.level + " " + _HEADING_CLOSE.sub(r"\\\1", _escaped(line))
     elif kind.kind.startswith("list"):
         # (an item's text that starts like a list item would make a list inside it)
-        markdown = "  " * (kind.level - 1) + ("1. " if kind.kind == "list-ol" else "- ") + _escaped_start(_escaped(line))
+        markdown = " " * LIST_INDENT * (kind.level - 1) + ("1. " if kind.kind == "list-ol" else "- ") + _escaped_start(_escaped(line))
     else:
         markdown = _escaped_start(_escaped(line))
     if kind.quotes:
         markdown = "\n".join("> " * kind.quotes + part for part in markdown.split("\n"))
-    return f"{kind.kind}:{kind.quotes}", markdown
+    return f"{'list' if kind.kind.startswith('list') else kind.kind}:{kind.quotes}", markdown
 
 
 def _escaped(line: str) -> str:

@@ -168,6 +168,18 @@ def test_markdown_keeps_headings_quotes_and_lists():
     assert "Home" not in markdown and "Copyright" not in markdown
 
 
+def test_markdown_nests_lists_where_commonmark_reads_them_nested():
+    # CommonMark nests an item only at or past its parent item's text: 3 spaces under "1. " (2 made the
+    # sub-steps items of the outer list), and a list of the other kind stays in its item, the list tight
+    story = f"<p>{'The harbor workers voted for a strike after the long talks with the port. ' * 3}</p>"
+    html = (f"<html><body><article><h1>A guide</h1>{story}<ol><li>Moor the ship at the quay"
+            "<ul><li>Check the ropes twice</li><li>Lower the fenders<ol><li>Port side first</li></ol></li></ul></li>"
+            f"<li>Open the hatches</li></ol>{story}</article></body></html>")
+    markdown = sitewise.extract(html, output="markdown")
+    assert ("1. Moor the ship at the quay\n   - Check the ropes twice\n   - Lower the fenders\n"
+            "      1. Port side first\n1. Open the hatches") in markdown
+
+
 def test_markdown_keeps_code_as_the_page_lays_it_out():
     story = f"<p>{'The harbor workers voted for a strike after the long talks with the port. ' * 3}</p>"
     code = "def f(x):\n    if x:\n        return 1\n    ```\n    return 2"
