@@ -32,6 +32,9 @@ AUTHOR_META_NAMES = ("author", "article:author", "dc.creator", "dcterms.creator"
 #: A byline meta (NYT's ``byl``) often starts with this word.
 _BY_PREFIX = re.compile(r"^\s*by\s+", re.IGNORECASE)
 _SPACES = re.compile(r"\s+")
+#: The page's ``<title>``, not an inline SVG icon's (which names the icon: a page without a title of its
+#: own, such as an article's HTML fragment, would be titled "Share").
+_PAGE_TITLE = "title:not(svg title)"
 #: An author value that is a profile URL (``article:author`` on Facebook's spec) names no one readable.
 _URL = re.compile(r"^\w+://")
 
@@ -62,9 +65,9 @@ def read_metadata(html: str) -> Metadata:
     article = _json_ld_article(tree)
     return Metadata(
         title=_first(_ld_text(article.get("headline")), meta.get("og:title"), meta.get("twitter:title"),
-                     _text(tree, "title"), _text(tree, "h1")),
+                     _text(tree, _PAGE_TITLE), _text(tree, "h1")),
         author=_first(_ld_names(article.get("author")), *(_author(meta.get(name)) for name in AUTHOR_META_NAMES),
-                      _text(tree, "[rel=author]"), _text(tree, "[itemprop=author]")),
+                      _text(tree, "[rel~=author]"), _text(tree, "[itemprop=author]")),
         date=_iso_date(_first(_ld_text(article.get("datePublished")), *(meta.get(name) for name in DATE_META_NAMES),
                               _attribute(tree, "[itemprop=datePublished]", "datetime", "content"),
                               _attribute(tree, "time[datetime]", "datetime"))),
@@ -144,8 +147,9 @@ def _ld_text(value: Any) -> str | None:
 
 
 def _text(tree: Any, selector: str) -> str | None:
-    node = tree.css_first(selector)
-    return _clean(node.text(deep=True)) if node is not None else None
+    """The text of the first element ``selector`` selects that has any: the first may have none (a
+    ``<link rel=author>`` in the head before the byline's link, a logo's ``<h1>`` holding an image)."""
+    return _first(*(node.text(deep=True) for node in tree.css(selector)))
 
 
 def _attribute(tree: Any, selector: str, *names: str) -> str | None:

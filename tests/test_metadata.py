@@ -52,6 +52,18 @@ def test_the_visible_page_when_nothing_else_says():
     assert read_metadata(page(body="<h1>Only a headline</h1>")).title == "Only a headline"
 
 
+def test_the_visible_page_is_read_past_elements_without_text():
+    # a <link rel=author> in the head (no text) before the byline's link, a logo's <h1> holding an image,
+    # and an inline SVG icon's <title> on a page (an article's HTML fragment) without a <title> of its own
+    html = page(
+        '<link rel="author" href="/humans.txt">',
+        '<svg><title>Share</title></svg><h1 class="logo"><img alt="The Gazette"></h1><article><h1>Harbor strike ends</h1>'
+        '<p>By <a rel="author external" href="/ada">Ada Brook</a></p></article>',
+    )
+    found = read_metadata(html)
+    assert (found.title, found.author) == ("Harbor strike ends", "Ada Brook")
+
+
 @pytest.mark.parametrize(
     "html",
     [
