@@ -22,6 +22,9 @@ ARTICLE_TYPES = frozenset(
     "Article NewsArticle BlogPosting Report ScholarlyArticle TechArticle AnalysisNewsArticle OpinionNewsArticle "
     "ReviewNewsArticle ReportageNewsArticle LiveBlogPosting SocialMediaPosting".split()
 )
+#: How JSON-LD may also spell a schema.org type: in full (``https://schema.org/NewsArticle``) or compacted
+#: by the usual ``schema`` prefix (``schema:NewsArticle``).
+_SCHEMA_PREFIX = re.compile(r"^(?:https?://schema\.org/|schema:)")
 #: ``<meta name=...>`` names publishers use for the date (news CMSs, Dublin Core, Parse.ly, Sailthru).
 DATE_META_NAMES = (
     "article:published_time", "datepublished", "date", "pubdate", "publishdate", "publish-date", "dc.date",
@@ -114,19 +117,23 @@ def _json_ld_article(tree: Any) -> dict[str, Any]:
         for item in _ld_objects(read_json_ld(node.text(deep=True) or "null")):
             types = item.get("@type")
             types = types if isinstance(types, list) else [types]
-            if any(t in ARTICLE_TYPES for t in types if isinstance(t, str)):
+            if any(_SCHEMA_PREFIX.sub("", t) in ARTICLE_TYPES for t in types if isinstance(t, str)):
                 return item
     return {}
 
 
 def _ld_objects(data: Any) -> Iterator[dict[str, Any]]:
-    """Every object in a JSON-LD document, ``@graph`` and lists flattened (one level deep each)."""
-    for item in data if isinstance(data, list) else [data]:
-        if isinstance(item, dict):
-            yield item
-            graph = item.get("@graph")
-            if isinstance(graph, list):
-                yield from (entry for entry in graph if isinstance(entry, dict))
+    """Every object in a JSON-LD document, ``@graph`` and lists flattened, each followed by its
+    ``mainEntity`` (a ``WebPage`` holding the article; one level deep each)."""
+    for item in _dicts(data):
+        for entry in [item, *_dicts(item.get("@graph"))]:
+            yield entry
+            yield from _dicts(entry.get("mainEntity"))
+
+
+def _dicts(value: Any) -> list[dict[str, Any]]:
+    """A JSON-LD value's objects: the value when it is one, a list's that are."""
+    return [item for item in (value if isinstance(value, list) else [value]) if isinstance(item, dict)]
 
 
 def _ld_names(value: Any) -> str | None:

@@ -24,6 +24,20 @@ def test_json_ld_comes_first():
     )
 
 
+@pytest.mark.parametrize("json_ld", [
+    '{"@type": "https://schema.org/NewsArticle", "headline": "Harbor strike ends", "author": "Ada Brook"}',
+    '{"@context": {"schema": "https://schema.org/"}, "@type": "schema:NewsArticle", "headline": "Harbor strike ends",'
+    ' "author": "Ada Brook"}',
+    '{"@type": "WebPage", "name": "Gazette", "mainEntity": {"@type": "NewsArticle", "headline": "Harbor strike ends",'
+    ' "author": {"@type": "Person", "name": "Ada Brook"}}}',
+    '{"@graph": [{"@type": "WebPage", "mainEntity": [{"@type": "Article", "headline": "Harbor strike ends",'
+    ' "author": "Ada Brook"}]}]}',
+])
+def test_json_ld_article_spelled_in_full_or_as_a_pages_main_entity(json_ld):
+    found = read_metadata(page(f'<script type="application/ld+json">{json_ld}</script><title>Other</title>'))
+    assert (found.title, found.author) == ("Harbor strike ends", "Ada Brook")
+
+
 def test_open_graph_and_meta_names():
     html = page(
         '<meta property="og:title" content="  Harbor   strike ends ">'
