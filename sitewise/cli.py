@@ -65,9 +65,11 @@ def main(argv: list[str] | None = None) -> int:
 
 def _one_line(exc: Exception) -> str:
     """An error's message; an OSError's as the file it names and why (``/tmp: Is a directory``), not
-    Python's ``[Errno 21] Is a directory: '/tmp'``."""
+    Python's ``[Errno 21] Is a directory: '/tmp'``; a KeyError's without quotes around it."""
     if isinstance(exc, OSError) and exc.strerror:
         return f"{os.fsdecode(exc.filename)}: {exc.strerror}" if isinstance(exc.filename, (str, bytes)) else exc.strerror
+    if isinstance(exc, KeyError) and exc.args:
+        return str(exc.args[0])  # (a KeyError's str() is its message's repr, quotes and all)
     return str(exc)
 
 

@@ -102,7 +102,9 @@ def _entries(path: Path, grouping: str) -> Iterator[Entry]:
             try:
                 raw = json.loads(line)
                 yield Entry(raw["id"], raw.get("site"), raw.get("url"), raw.get("split"), path.parent, raw, grouping)
-            except (json.JSONDecodeError, KeyError, TypeError) as exc:
+            except KeyError as exc:
+                raise ManifestError(f"{path}:{number}: no {exc} field") from None
+            except (json.JSONDecodeError, TypeError) as exc:
                 raise ManifestError(f"{path}:{number}: {exc}") from None
 
 

@@ -151,3 +151,20 @@ def test_an_output_that_is_no_regular_file_is_written_as_it_is():
 
     write_whole(Path(os.devnull), "nothing\n")
     assert Path(os.devnull).is_char_device()  # not replaced by a file
+
+
+@pytest.mark.parametrize(
+    "manifest, extractor, message",
+    [
+        ('{"id": "a"}\n', "no-such-extractor", "unknown extractor 'no-such-extractor'; known: "),
+        ('{"url": "https://example.com/a"}\n', "mss", "{manifest}:1: no 'id' field"),
+    ],
+    ids=["unknown extractor", "manifest line without id"],
+)
+def test_a_missing_name_is_said_plainly(manifest, extractor, message, tmp_path, capsys):
+    path = tmp_path / "manifest.jsonl"
+    path.write_text(manifest)
+    assert main(["eval", "--manifest", str(path), "--extractor", extractor, "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    # (not Python's repr of a KeyError: quotes around the message, or a bare "'id'")
+    assert err.startswith(f"sitewise eval: error: {message.format(manifest=path)}") and len(err.splitlines()) == 1
