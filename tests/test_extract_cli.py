@@ -164,13 +164,24 @@ def test_one_input_that_is_no_page_failed_exit_1(content, message, tmp_path, mon
         ([], "at least one SOURCE"),
         (["{a}", "{b}", "--url", "http://x.test/"], "--url"),
         (["{a}", "/no/such/page.html"], "no such file"),
+        (["{a}", "{folder}"], "{folder} is a folder: give its files ({folder}/*.html)"),
+        (["file://elsewhere.test{a}"], "is a file on another machine (elsewhere.test)"),
         (["{a}", "--jobs", "0"], "--jobs"),
         (["{a}", "--rules", "/no/rules.json"], "cannot read rules file"),
         (["{a}", "--url", "http://x.test/a", "--server", "http://127.0.0.1:1"], "127.0.0.1:1"),
     ],
 )
 def test_bad_arguments_fail_before_any_output(saved, args, message, capsys):
-    args = [a.format(a=saved[0], b=saved[1]) for a in args]
+    args = [a.format(a=saved[0], b=saved[1], folder=saved[0].parent) for a in args]
     assert main(["extract", *args]) == 2
     out, err = capsys.readouterr()
-    assert out == "" and message in err
+    assert out == "" and message.format(folder=saved[0].parent) in err
+
+
+def test_a_saved_file_named_by_its_file_url(tmp_path, capsys):
+    page = tmp_path / "harbor strike.html"
+    page.write_text(f"<p>{'The harbor workers voted for a strike after the long talks with the port. ' * 3}</p>")
+    for url in (page.as_uri(), f"file://localhost{page.as_uri()[len('file://'):]}"):
+        assert main(["extract", url, "--no-store", "--output", "json"]) == 0
+        answer = json.loads(capsys.readouterr().out)
+        assert answer["url"] == page.as_uri() and answer["text"].startswith("The harbor workers voted")

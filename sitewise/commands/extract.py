@@ -22,6 +22,8 @@ if TYPE_CHECKING:
 
 #: The source that means standard input.
 STDIN = "-"
+#: A saved file may be named by its URL (``file:///home/me/page.html``), as a browser shows it.
+FILE_URL = "file://"
 #: Pages handed to a worker process at a time: enough to keep the pool's round trips cheap, few enough
 #: that the progress bar and the output move steadily.
 CHUNK_PAGES = 4
@@ -38,7 +40,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "render it offline first). Rules come from --rules FILE, --server URL, or else the store. One input: "
         "the article on stdout, how it was found on stderr. Several: one JSON object a line, in input order.",
     )
-    parser.add_argument("sources", nargs="*", metavar="SOURCE", help="http(s) URLs, saved HTML files, or - for stdin")
+    parser.add_argument("sources", nargs="*", metavar="SOURCE", help="http(s) URLs, saved HTML files (paths or file:// URLs), or - for stdin")
     parser.add_argument("--from-list", type=Path, metavar="FILE", help="a file of sources, one a line (# comments)")
     parser.add_argument("--output", choices=OUTPUTS, default="text", help="text (default), json or markdown")
     parser.add_argument("--json", action="store_true", help="the same as --output json")
@@ -74,7 +76,7 @@ class Task:
 
 def run(args: argparse.Namespace) -> int:
     output = "json" if args.json else args.output
-    sources = list(args.sources) + (_read_list(args.from_list) if args.from_list else [])
+    sources = [_local_name(source) for source in list(args.sources) + (_read_list(args.from_list) if args.from_list else [])]
     if not sources:
         raise ValueError("give at least one SOURCE (a URL, a file, or - for stdin) or --from-list FILE")
     if args.jobs < 1:
@@ -99,6 +101,19 @@ def _read_list(path: Path) -> list[str]:
     return [line for line in lines if line and not line.startswith("#")]
 
 
+def _local_name(source: str) -> str:
+    """A source as it is read: a saved file's ``file://`` URL (a browser's address for it) as its path."""
+    if not source.startswith(FILE_URL):
+        return source
+    from urllib.parse import urlsplit
+    from urllib.request import url2pathname
+
+    parts = urlsplit(source)
+    if parts.netloc not in ("", "localhost"):
+        raise ValueError(f"{source} is a file on another machine ({parts.netloc}); give a local file")
+    return url2pathname(parts.path)
+
+
 def _is_url(source: str) -> bool:
     return source.startswith(("http://", "https://"))
 
@@ -111,6 +126,8 @@ def _task(source: str, args: argparse.Namespace, output: str) -> Task:
         task.body = sys.stdin.buffer.read()
     else:
         path = Path(source)
+        if path.is_dir():
+            raise IsADirectoryError(f"{path} is a folder: give its files ({path / '*.html'}) or --from-list FILE")
         if not path.is_file():
             raise FileNotFoundError(f"no such file: {path}")
         task.url = task.url or path.resolve().as_uri()
