@@ -120,6 +120,22 @@ def test_train_mss_without_its_data_says_what_to_pass(tmp_path, capsys):
     assert f"no training set at {tmp_path / 'wcxb-dev'}" in err and "pass --data FOLDER" in err and "--manifest FILE" in err
 
 
+@pytest.mark.parametrize("args, message", [(["--out", "{folder}"], "--out {folder} is a folder; give a file"),
+                                           (["--out", "{folder}/m.json.gz", "--limit", "-1"], "--limit must be at least 1")],
+                         ids=["out folder", "limit"])
+def test_train_mss_refuses_bad_arguments_before_training(args, message, tmp_path, monkeypatch, capsys):
+    import sitewise.mss.blocktrain
+
+    def never(*args, **kwargs):
+        raise AssertionError("trained")
+
+    monkeypatch.setattr(sitewise.mss.blocktrain, "train_block_model", never)
+    root = training_set(tmp_path / "set")
+    assert main(["train-mss", "--manifest", str(root), *(arg.format(folder=tmp_path) for arg in args)]) == 2
+    assert capsys.readouterr().err == f"sitewise train-mss: error: {message.format(folder=tmp_path)}\n"
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["set"]  # nothing written
+
+
 def test_self_training_writes_a_model_only_when_it_beats_the_one_in_use(tmp_path):
     site = generate_site(seed=5)
     pages = [(p.html, p.truth, f"https://paper{n % 6}.test/story/{n}")  # six learned sites

@@ -51,8 +51,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     import time
 
-    entries = _entries(args)
     out = args.out
+    if Path(out).is_dir():  # refused before the training, which takes minutes, not after it
+        raise ValueError(f"--out {out} is a folder; give a file")
+    if args.limit is not None and args.limit < 1:
+        raise ValueError("--limit must be at least 1")
+    entries = _entries(args)
     started = time.perf_counter()
     if args.naive_bayes:
         report = _train_naive_bayes(args, entries, out)
