@@ -81,6 +81,15 @@ def test_save_and_load_round_trip(trained):
     assert document["format"] == "sitewise-mss-naive-bayes" and document["info"]["used"] == 8
 
 
+def test_a_model_that_cannot_be_written_leaves_no_stray_file(tmp_path):
+    from sitewise.mss.blockmodel import write_model_file
+
+    (tmp_path / "model.json.gz").mkdir()  # a folder where the file is meant
+    with pytest.raises(IsADirectoryError):
+        write_model_file(tmp_path / "model.json.gz", {"format": "any"})
+    assert [path.name for path in tmp_path.iterdir()] == ["model.json.gz"]
+
+
 def test_bad_model_files_are_refused_clearly(tmp_path):
     missing = tmp_path / "none.json.gz"
     with pytest.raises(ModelError, match="no MSS model"):

@@ -382,10 +382,15 @@ def write_model_file(path: str | Path, document: dict[str, Any]) -> Path:
     path = Path(path)
     data = gzip.compress(json.dumps(document, ensure_ascii=False).encode("utf-8"), compresslevel=9, mtime=0)
     path.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.NamedTemporaryFile(dir=path.parent, prefix=path.name, suffix=".tmp", delete=False) as handle:
-        handle.write(data)
-    os.chmod(handle.name, 0o644)  # a model is not a secret; the temporary file was created 0600
-    os.replace(handle.name, path)
+    handle = tempfile.NamedTemporaryFile(dir=path.parent, prefix=path.name, suffix=".tmp", delete=False)
+    try:
+        with handle:
+            handle.write(data)
+        os.chmod(handle.name, 0o644)  # a model is not a secret; the temporary file was created 0600
+        os.replace(handle.name, path)
+    except BaseException:
+        os.unlink(handle.name)  # (a full disk, a folder at ``path``: no stray copy left beside it)
+        raise
     return path
 
 
