@@ -117,13 +117,23 @@ def test_all_text_keeps_the_article(tmp_path, sample_site):
     assert all(p.error is None for p in result.pages)
 
 
-def test_part_body_is_refused_for_extractors_that_cannot_tell_heading_from_body(tmp_path, sample_site, capsys):
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--extractor", "mss", "--part", "body"], "--part body: only rules, sitewise tell the heading from the body"),
+        (["--extractor", "mss", "--where", "subset"], "--where takes FIELD=VALUE, not 'subset'"),
+        (["--extractor", "mss", "--limit", "-1"], "--limit must be at least 1"),  # (a slice: all pages but one)
+        (["--extractor", "mss", "--workers", "0"], "--workers must be at least 1"),
+    ],
+    ids=["part body", "where", "limit", "workers"],
+)
+def test_bad_arguments_are_refused_before_anything_runs(args, message, tmp_path, sample_site, capsys):
     from sitewise.cli import main
 
     articles = [sample_site.pages[p] for p in sample_site.article_paths[:2]]
     manifest = write_manifest(tmp_path, "gazette.test", [(articles[0], "train"), (articles[1], "test")])
-    with pytest.raises(SystemExit, match="only rules, sitewise tell the heading from the body"):
-        main(["eval", "--manifest", str(manifest), "--extractor", "mss", "--part", "body", "--out", str(tmp_path / "o")])
+    assert main(["eval", "--manifest", str(manifest), *args, "--out", str(tmp_path / "o")]) == 2  # bad arguments
+    assert capsys.readouterr().err == f"sitewise eval: error: {message}\n"
     assert not (tmp_path / "o").exists()  # refused before anything ran or was written
 
 

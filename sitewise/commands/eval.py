@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..extractors import PART_AWARE, PARTS
+from ..extractors import PART_AWARE, PARTS, REGISTRY
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -16,7 +16,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "Per-site learners (rules, sitewise) learn each site from its split=train pages and score split=test.",
     )
     parser.add_argument("--manifest", required=True, help="manifest.jsonl, or the folder that holds it")
-    parser.add_argument("--extractor", required=True, help="all-text, rules, mss, mss-baseline, sitewise")
+    parser.add_argument("--extractor", required=True, help=", ".join(REGISTRY) + " (the peers: the bench extra)")
     parser.add_argument("--out", required=True, type=Path, help="folder for predictions.jsonl and report.md")
     parser.add_argument("--only-split", choices=("train", "test"), help="score only pages of this per-site split")
     parser.add_argument(
@@ -47,12 +47,16 @@ def run(args: argparse.Namespace) -> int:
     from ..evaluate import DEFAULT_RENDER_CACHE, evaluate, write_outputs
 
     if args.part != "article" and args.extractor not in PART_AWARE:
-        raise SystemExit(f"sitewise eval: --part {args.part}: only {', '.join(sorted(PART_AWARE))} tell the heading from the body")
+        raise ValueError(f"--part {args.part}: only {', '.join(sorted(PART_AWARE))} tell the heading from the body")
+    if args.limit is not None and args.limit < 1:
+        raise ValueError("--limit must be at least 1")
+    if args.workers < 1:
+        raise ValueError("--workers must be at least 1")
     where = {}
     for condition in args.where:
         name, equals, value = condition.partition("=")
         if not equals or not name:
-            raise SystemExit(f"sitewise eval: --where takes FIELD=VALUE, not {condition!r}")
+            raise ValueError(f"--where takes FIELD=VALUE, not {condition!r}")
         where[name] = value
     result = evaluate(
         args.manifest,
