@@ -19,6 +19,17 @@ def test_learning_from_files_that_do_not_exist_says_so(tmp_path, capsys):
     assert f"no such file or folder: {tmp_path / 'missing'}, /no/such/folder" in capsys.readouterr().err
 
 
+def test_learn_without_a_site_is_refused_before_the_store_is_opened(monkeypatch, capsys):
+    import sitewise.store
+
+    def never(*args, **kwargs):
+        raise AssertionError("the store was opened (the embedded Redis started)")
+
+    monkeypatch.setattr(sitewise.store, "open_store", never)
+    assert main(["learn"]) == 2
+    assert capsys.readouterr().err == "sitewise learn: error: name at least one SITE (or --all, or --files)\n"
+
+
 #: A Redis that refuses connections (nothing listens on port 1), with a password the messages must not show.
 DOWN_REDIS = "redis://reader:s3cret@127.0.0.1:1/0?password=s3cret"
 

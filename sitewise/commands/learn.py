@@ -35,6 +35,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.files:
         return _learn_files(args)
+    if not (args.all or args.sites):  # before the store is opened (the embedded Redis started)
+        raise ValueError("name at least one SITE (or --all, or --files)")
     from ..config import Settings
     from ..store import open_store
 
@@ -42,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
     store = open_store(settings)
     sites = store.sites() if args.all else [store.site_key(site) for site in args.sites]
     if not sites:
-        raise ValueError("name at least one SITE (or --all, or --files)")
+        raise ValueError("the store has no sites to learn (add pages: sitewise collect, or learn --files)")
     if args.queue:
         from sitewise.worker.queue import enqueue_learn
 
