@@ -9,6 +9,9 @@
  * HTML"), and never changes the page (but for an empty iframe it adds and removes at once, see
  * "Pristine built-ins").
  *
+ * options.elements, an array, receives each block's element in block order (the bookmarklet highlights
+ * them: a block's selector may name other elements too, and its text is not its element's textContent).
+ *
  * Phases of sitewiseCollect:
  *   1. walkRenderedTree  visit the flat tree (open shadow roots and their slots included) in document
  *                        order, skipping what is not rendered or hidden, and hand each visible text node
@@ -137,7 +140,9 @@
     for (var i = 0; i < walk.records.length; i++) {
       try {
         var block = describeBlock(walk.records[i], walk.styleOf, lineages, styles);
-        if (block) blocks.push(block);
+        if (!block) continue;
+        blocks.push(block);
+        if (options.elements) options.elements.push(walk.records[i].element);
       } catch (error) {
         // One odd element must not cost the page: skip it.
       }

@@ -4,16 +4,17 @@
  * loader (loader.js) injects that script and a second click closes everything again.
  *
  * Phases of a run:
- *   1. collect    window.sitewiseCollect() records the page's text blocks; each block is located back
- *                 to its element (locateBlocks). Blocks inside editable regions are dropped: the reader's
- *                 own typing is never sent.
+ *   1. collect    window.sitewiseCollect() records the page's text blocks and hands back each block's
+ *                 element. Blocks inside editable regions are dropped: the reader's own typing is never
+ *                 sent.
  *   2. upload     POST /api/pages (gzip when the browser can), no cookies (credentials: "omit"). The page
  *                 goes in collect.js' style-table form (each distinct style once), which the server
  *                 expands: a block costs ~270 bytes instead of ~930, so a page of the most blocks the
  *                 server takes (20,000) fits its body limit.
  *   3. rules      GET /rules/<site>. When the site is learned, pick the template whose `match` selector
  *                 is on this page and select the blocks inside an `include` selector but not inside an
- *                 `exclude` one, a passage repeated word for word once (docs/rules.md). Otherwise (or
+ *                 `exclude` one (a shadow host counting as its shadow tree's parent, as in selector
+ *                 paths), a passage repeated word for word once (docs/rules.md). Otherwise (or
  *                 when no template matches) POST /api/extract with the page and highlight the blocks the
  *                 server returns (MSS).
  *   4. show       outline the article blocks (inline styles, restored on close) and open a panel in a
@@ -37,7 +38,7 @@
   var realm = builtins.realm, list = builtins.list, stringify = builtins.stringify, parse = builtins.parse;
   var stringReplace = builtins.stringReplace, stringSlice = builtins.stringSlice, stringIndexOf = builtins.stringIndexOf;
   var stringToLowerCase = builtins.stringToLowerCase, stringSplit = builtins.stringSplit;
-  var stringTrim = builtins.stringTrim, stringMatch = builtins.stringMatch;
+  var stringMatch = builtins.stringMatch;
   var closest = builtins.closest, queryAll = builtins.queryAll, createElement = builtins.createElement;
   var attribute = builtins.attribute;
 
@@ -50,14 +51,12 @@
     "background-color": "rgba(255, 226, 120, 0.35)"
   };
   var HOVER_STYLE = {"outline": "2px dashed rgba(200, 40, 40, 0.95)", "outline-offset": "2px"};
-  // Block text compared when locating a block's element: long enough to be distinctive, short enough
-  // to lie before any nested block that splits the element's own text.
-  var LOCATE_PROBE_CHARS = 40;
   // Feedback carries at most this much of a block's text (the server caps it at 10,000).
   var FEEDBACK_TEXT_CHARS = 2000;
   // Editable regions hold the reader's typing, not page text: never sent.
   var EDITABLE = "[contenteditable]:not([contenteditable=\"false\"]), input, textarea, select, form [role=textbox]";
   var PANEL_Z_INDEX = "2147483647";
+  var DOCUMENT_FRAGMENT_NODE = 11;  // Node.DOCUMENT_FRAGMENT_NODE: a shadow root
   // The rule set format this script applies (docs/rules.md).
   var RULES_FORMAT = 1;
   // A selected passage the page repeats word for word is shown once when it has at least this many
@@ -87,7 +86,7 @@
     error: null
   };
   var page = null;
-  var elements = list();       // block index -> element (or null when it could not be located)
+  var elements = list();       // block index -> element
   var indexOf = new realm.Map();  // element -> block index
   var panel = null;
   var reporting = null;       // the report mode's listeners while it is on
@@ -113,8 +112,7 @@
     if (typeof window.sitewiseCollect !== "function") {
       return Promise.reject(new Error("the collector (collect.js) did not load"));
     }
-    page = window.sitewiseCollect({collector: "bookmarklet", styleTable: true});
-    elements = locateBlocks(page.blocks);
+    page = window.sitewiseCollect({collector: "bookmarklet", styleTable: true, elements: elements});
     dropEditableBlocks();
     state.site = siteOf(page.url);
     state.blocks = page.blocks.length;
@@ -208,7 +206,7 @@
     if (!includeList) return chosen;
     for (var i = 0; i < elements.length; i++) {
       var element = elements[i];
-      if (element && closest(element, includeList) && !(excludeList && closest(element, excludeList))) chosen.push(i);
+      if (closestAcrossShadows(element, includeList) && !(excludeList && closestAcrossShadows(element, excludeList))) chosen.push(i);
     }
     return chosen;
   }
@@ -239,6 +237,23 @@
     return words ? words.length : 0;
   }
 
+  // Whether the element or an ancestor matches: closest(), going on from a shadow root to its host, which
+  // stands in for the root's parent in collected selector paths (so apply_rules selects the same blocks).
+  function closestAcrossShadows(element, selectors) {
+    for (var node = element; node; node = shadowHostOf(node)) {
+      if (closest(node, selectors)) return true;
+    }
+    return false;
+  }
+
+  // The host of the shadow root a node is in, or null in the document (a document's "host" may be a
+  // form the page named so: only a shadow root, a fragment, has a host).
+  function shadowHostOf(node) {
+    var root = node;
+    while (root.parentNode) root = root.parentNode;
+    return root.nodeType === DOCUMENT_FRAGMENT_NODE ? root.host : null;
+  }
+
   function joinSelectors(selectors) {
     if (!selectors) return "";
     return (realm.Array.isArray(selectors) ? selectors : list(selectors)).filter(realm.Boolean).join(", ");
@@ -264,53 +279,12 @@
 
   // -- collecting ----------------------------------------------------------------------------------
 
-  // Collected blocks name their element by a selector path that several elements can share; the k-th
-  // block with a path is the first element with that path, at or after the previous one, whose text
-  // holds the block's text.
-  function locateBlocks(blocks) {
-    var candidates = new realm.Map();
-    var cursor = new realm.Map();
-    var texts = new realm.Map();  // element -> its collapsed text, read once (large pages repeat candidates)
-    var located = list();
-    for (var i = 0; i < blocks.length; i++) {
-      var selector = blocks[i].selector;
-      if (!candidates.has(selector)) candidates.set(selector, elementsMatching(selector));
-      var matching = candidates.get(selector);
-      var probe = stringSlice(collapse(blocks[i].text), 0, LOCATE_PROBE_CHARS);
-      var found = findElement(matching, probe, cursor.get(selector) || 0, texts);
-      if (found < 0) found = findElement(matching, probe, 0, texts);
-      located.push(found < 0 ? null : matching[found]);
-      if (found >= 0) cursor.set(selector, found + 1);
-    }
-    return located;
-  }
-
-  function findElement(matching, probe, start, texts) {
-    for (var i = start; i < matching.length; i++) {
-      var text = texts.get(matching[i]);
-      if (text === undefined) {
-        text = collapse(matching[i].textContent || "");
-        texts.set(matching[i], text);
-      }
-      if (stringIndexOf(text, probe) !== -1) return i;
-    }
-    return -1;
-  }
-
-  function elementsMatching(selector) {
-    try {
-      return realm.Array.from(queryAll(document, selector));
-    } catch (error) {
-      return list();
-    }
-  }
-
   function dropEditableBlocks() {
     var keptBlocks = list();
     var keptElements = list();
     for (var i = 0; i < page.blocks.length; i++) {
       var element = elements[i];
-      if (element && closest(element, EDITABLE)) continue;
+      if (closestAcrossShadows(element, EDITABLE)) continue;
       keptBlocks.push(page.blocks[i]);
       keptElements.push(element);
     }
@@ -727,10 +701,6 @@
     if (parsed.protocol === "file:") return "local";
     var host = stringToLowerCase(stringReplace(parsed.hostname, TRAILING_DOT, ""));
     return stringIndexOf(host, "www.") === 0 && host.length > 4 ? stringSlice(host, 4) : host;
-  }
-
-  function collapse(text) {
-    return stringTrim(stringReplace(text, SPACE_RUNS, " "));
   }
 
   // A response's JSON, read in the fresh realm (a page's Response.prototype.json would build the

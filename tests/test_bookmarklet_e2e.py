@@ -503,3 +503,43 @@ def test_an_article_in_an_open_shadow_root_reaches_the_server_in_the_html(tab, s
     sent_html = sent[0]["page"]["html"]
     assert '<article-body><template shadowrootmode="open"><h1>Harbor strike ends</h1><p>Paragraph 0' in sent_html
     assert "secret" not in sent_html and "typed" not in sent_html and "<script" not in sent_html
+
+
+#: Blocks whose text is not their element's textContent — a <br> with no space beside it, a hidden aside
+#: inside a sentence, a short text split by a nested block — and a paragraph in a shadow root, inside the
+#: rules' container. Each article element says so (data-article) for the test.
+SPLIT_TEXT_PAGE = """<!DOCTYPE html><html lang="en"><head><title>Harbour cranes return</title></head><body>
+<nav><a href="/">Home</a></nav>
+<article class="story"><h1 data-article>Harbour cranes return</h1>
+<p data-article>Dock workers<br>cheered as the cranes turned over the water for the first time.</p>
+<p data-article>The harbour<span style="display:none"> (advertisement) </span> master said the cranes were overhauled.</p>
+<div data-article>Short intro <p data-article>A nested paragraph about the cranes and the ships they lift.</p> and its tail.</div>
+<harbour-box></harbour-box></article>
+<footer>Harbour Gazette</footer>
+<script>document.querySelector("harbour-box").attachShadow({mode: "open"}).innerHTML =
+  "<p data-article>A paragraph in a shadow root about the traders and the spring season at the port.</p>";</script>
+</body></html>"""
+
+
+@pytest.fixture(scope="module")
+def split_text_pages():
+    with serve_html({"/split": ("", SPLIT_TEXT_PAGE)}) as base_url:
+        yield base_url
+
+
+def test_rules_highlight_every_block_they_select_whatever_its_text_or_tree(tab, server, store, split_text_pages):
+    """Blocks were found again by their selector and the start of their text in the element's
+    textContent: these four were never highlighted (nor counted, nor copied), though apply_rules takes them."""
+    store.put_rules("127.0.0.1", {
+        "format": 1, "site": "127.0.0.1", "pages_learned": 3, "confidence": 0.9,
+        "templates": [{"name": "story", "match": ["article.story"], "include": ["article.story"], "exclude": [],
+                       "words": [1, 1000]}],
+    })
+    tab.goto(split_text_pages + "/split")
+    state = click_bookmarklet(tab, server)
+    assert state["method"] == "rules" and state["template"] == "story", state
+    found = apply_rules(store.rules("127.0.0.1"), page=next(store.pages("127.0.0.1")))
+    assert found.confident and len(found.text.splitlines()) == 6
+    assert tab.evaluate("() => window.sitewise.articleText()").split("\n\n") == found.text.splitlines()
+    assert tab.evaluate("() => window.sitewise.highlightedElements().map(e => e.hasAttribute('data-article'))") == [True] * 6
+    assert f"{found.words} words in 6 blocks highlighted" in panel_text(tab)
