@@ -388,14 +388,17 @@
   function startReporting() {
     if (reporting) return stopReporting();
     var hovered = null;
-    function blockAt(target) {
-      for (var node = target; node && node !== document.documentElement; node = node.parentElement) {
-        if (indexOf.has(node)) return node;
+    // The block under the pointer: the nearest on the event's path from the node itself (event.target is
+    // a shadow tree's host by the time the event reaches the document).
+    function blockAt(event) {
+      var path = event.composedPath();
+      for (var i = 0; i < path.length; i++) {
+        if (indexOf.has(path[i])) return path[i];
       }
       return null;
     }
     function over(event) {
-      var element = blockAt(event.target);
+      var element = blockAt(event);
       if (element === hovered) return;
       if (hovered) unstyleElement(hovered, HOVER_STYLE);
       hovered = element;
@@ -403,7 +406,7 @@
     }
     function click(event) {
       if (panel.contains(event.target)) return;
-      var element = blockAt(event.target);
+      var element = blockAt(event);
       if (!element) return;
       event.preventDefault();
       event.stopPropagation();

@@ -543,3 +543,16 @@ def test_rules_highlight_every_block_they_select_whatever_its_text_or_tree(tab, 
     assert tab.evaluate("() => window.sitewise.articleText()").split("\n\n") == found.text.splitlines()
     assert tab.evaluate("() => window.sitewise.highlightedElements().map(e => e.hasAttribute('data-article'))") == [True] * 6
     assert f"{found.words} words in 6 blocks highlighted" in panel_text(tab)
+
+
+def test_a_block_in_a_shadow_root_is_reported_as_itself(tab, server, store, split_text_pages):
+    """A click reaches the document's listener with the shadow host as its target: the mark went to the
+    host's block (or none)."""
+    tab.goto(split_text_pages + "/split")
+    click_bookmarklet(tab, server)
+    tab.locator("sitewise-panel").get_by_role("button", name="Report a block").click()
+    tab.locator("harbour-box p").click()
+    tab.wait_for_function("() => document.querySelector('sitewise-panel').shadowRoot.textContent.includes('Thanks')")
+    [mark] = store.feedback("127.0.0.1")
+    assert mark["text"] == "A paragraph in a shadow root about the traders and the spring season at the port."
+    assert mark["selector"] == "body > article.story > harbour-box > p"
