@@ -5,6 +5,7 @@ import json
 import numpy as np
 import pytest
 
+from sitewise.mss.blockmodel import FORMAT as BLOCK_FORMAT, VERSION as BLOCK_VERSION
 from sitewise.mss.model import SHIPPED_MODEL, ModelError, load_model, resolve_model_path, save_model
 from sitewise.mss.scorers import PAPER_FEATURES, FeatureCounter, NaiveBayesScorer, fit_logistic
 from sitewise.mss.tokenize import tokenize
@@ -115,3 +116,24 @@ def test_configured_model_path_is_found(trained, tmp_path, monkeypatch):
     assert resolve_model_path() == SHIPPED_MODEL  # nothing configured exists: the shipped block model
     monkeypatch.setattr("sitewise.mss.model.SHIPPED_MODEL", tmp_path / "not-shipped.json.gz")
     assert resolve_model_path() is None  # and without it, none (the line scorer takes over)
+
+
+@pytest.mark.parametrize("content", [
+    gzip.compress(json.dumps({"format": BLOCK_FORMAT, "version": BLOCK_VERSION, "features": ["an_older_feature"]}).encode()),
+    b"half a gzip file",
+], ids=["other features", "damaged"])
+def test_a_configured_model_that_cannot_be_read_leaves_the_shipped_one_in_use(content, tmp_path, monkeypatch, caplog):
+    """A self-trained model outlives an upgrade that changes the block features: it made every fallback
+    extraction (every page of a site not learned yet) fail."""
+    from sitewise.mss.extractor import extract_mss, load_scorer
+
+    monkeypatch.setenv("SITEWISE_DATA_DIR", str(tmp_path))
+    monkeypatch.delenv("SITEWISE_MSS_MODEL", raising=False)
+    stale = tmp_path / "mss-model.json.gz"
+    stale.write_bytes(content)
+    assert resolve_model_path() == stale
+    assert load_scorer() is load_scorer(SHIPPED_MODEL)
+    assert "the shipped MSS model is used instead" in caplog.text and str(stale) in caplog.text
+    assert "The river bridge reopened" in extract_mss(page(ARTICLE, 1)).text
+    with pytest.raises(ModelError):  # asked for by name, it is refused as before
+        load_scorer(stale)

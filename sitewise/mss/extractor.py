@@ -289,12 +289,28 @@ def _pipeline(model: Scorer | BlockModel) -> Pipeline:
 def load_scorer(path: str | Path | None = None) -> Scorer | BlockModel:
     """The model in ``path`` (or the configured, else the shipped one): a block model or a Naive Bayes
     token scorer; the hand-set line scorer when there is none."""
-    from .model import resolve_model_path
+    from .model import SHIPPED_MODEL, resolve_model_path
 
     resolved = resolve_model_path(path)
     if resolved is None:
         return _line_scorer()
+    if path is None and resolved != SHIPPED_MODEL:
+        return _load_configured(str(resolved), resolved.stat().st_mtime_ns)
     return _load_cached(str(resolved), resolved.stat().st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=4)
+def _load_configured(path: str, mtime_ns: int) -> Scorer | BlockModel:
+    """The configured model, or the shipped one when it cannot be read: a self-trained file outlives an
+    upgrade that changes the block features (or is damaged), and must not take every site's fallback down
+    with it. Said once per file version; the next self-training replaces the file."""
+    from .model import SHIPPED_MODEL, ModelError
+
+    try:
+        return _load_cached(path, mtime_ns)
+    except ModelError as exc:
+        log.error("%s; the shipped MSS model is used instead (remove or replace that file)", exc)
+        return load_scorer(SHIPPED_MODEL) if SHIPPED_MODEL.is_file() else _line_scorer()
 
 
 @functools.lru_cache(maxsize=1)
