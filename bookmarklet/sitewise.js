@@ -83,6 +83,7 @@
   var state = {
     server: SERVER, site: null, url: location.href, method: null, ruleVersion: null, template: null,
     pagesLearnedFrom: null, pagesStored: null, pagesNeeded: null, upload: null, blocks: 0, article: list(), highlight: true,
+    learnedVersion: null,  // the site's current rule version, when it is learned (whether or not they fit this page)
     error: null
   };
   var page = null;
@@ -119,6 +120,7 @@
     panel.status("Sending the page and asking for " + state.site + "'s rules…");
     var uploaded = upload(page);
     return fetchRules(state.site).then(function (rules) {
+      if (rules) state.learnedVersion = rules.version;
       var article = rules ? articleByRules(rules) : null;
       if (article) return article;
       return articleByServer();
@@ -262,7 +264,8 @@
   // The server reads the article from the page's HTML when it has it, from the blocks otherwise: a page
   // whose HTML takes the body past the server's limit (413) is sent again without it.
   function articleByServer() {
-    panel.status("This site is not learned yet: asking the server to find the article…");
+    panel.status((state.learnedVersion != null ? "This site's rules do not fit this page" : "This site is not learned yet") +
+      ": asking the server to find the article…");
     return request("POST", "/api/extract", {page: withSanitisedHtml(page)}).then(function (response) {
       return response.status === 413 ? request("POST", "/api/extract", {page: page}) : response;
     }).then(function (response) {
@@ -544,6 +547,8 @@
     var learned = state.method === "rules"
       ? "Learned rules v" + state.ruleVersion + (state.pagesLearnedFrom ? ", from " + state.pagesLearnedFrom + " pages" : "") +
         (state.template ? " (template " + state.template + ")" : "") + "."
+      : state.learnedVersion != null
+      ? "Learned rules v" + state.learnedVersion + " do not fit this page (a layout they do not know yet?). Found by text statistics (MSS)."
       : "Not learned yet" + (state.pagesStored != null ? ": " + state.pagesStored + " page" + (state.pagesStored === 1 ? "" : "s") + " of " + state.site + " stored" : "") +
         (state.pagesNeeded ? " (learning starts at " + state.pagesNeeded + ")" : "") + ". Found by text statistics (MSS).";
     var toggle = button(state.highlight ? "Highlight on" : "Highlight off", state.highlight, function () {

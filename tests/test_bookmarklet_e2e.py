@@ -556,3 +556,16 @@ def test_a_block_in_a_shadow_root_is_reported_as_itself(tab, server, store, spli
     [mark] = store.feedback("127.0.0.1")
     assert mark["text"] == "A paragraph in a shadow root about the traders and the spring season at the port."
     assert mark["selector"] == "body > article.story > harbour-box > p"
+
+
+def test_a_learned_site_whose_rules_do_not_fit_the_page_is_not_called_unlearned(tab, server, store, split_text_pages):
+    store.put_rules("127.0.0.1", {
+        "format": 1, "site": "127.0.0.1", "pages_learned": 5, "confidence": 0.9,
+        "templates": [{"name": "gallery", "match": ["div.gallery"], "include": ["div.gallery"], "exclude": [],
+                       "words": [1, 1000]}],
+    })
+    tab.goto(split_text_pages + "/split")
+    state = click_bookmarklet(tab, server)
+    assert "Not learned yet" not in panel_text(tab)
+    assert "Learned rules v1 do not fit this page" in panel_text(tab)
+    assert state["method"] == "mss" and state["learnedVersion"] == 1, state
