@@ -6,7 +6,19 @@
   if (window.sitewise && window.sitewise.close) { window.sitewise.close(); return; }
   var script = document.createElement("script");
   // Hourly cache-buster on top of the server's ETag revalidation (some proxies ignore no-cache).
-  script.src = server + "/bookmarklet/sitewise.js?v=" + Math.floor(Date.now() / 36e5);
+  var url = server + "/bookmarklet/sitewise.js?v=" + Math.floor(Date.now() / 36e5);
+  try {
+    script.src = url;
+  } catch (refused) {
+    // A page that requires Trusted Types (require-trusted-types-for 'script') takes a script URL only from
+    // a policy; its trusted-types directive may forbid ours too.
+    try {
+      script.src = trustedTypes.createPolicy("sitewise", {createScriptURL: function (given) { return given; }}).createScriptURL(url);
+    } catch (forbidden) {
+      alert("sitewise cannot load its script on this page: its Content-Security-Policy allows only the page's own Trusted Types policies.");
+      return;
+    }
+  }
   script.async = true;
   // A CORS request without credentials: no cookie the reader holds for the server's host goes along
   // (the server answers /bookmarklet/ with Access-Control-Allow-Origin: *), and no Referer either.

@@ -569,3 +569,29 @@ def test_a_learned_site_whose_rules_do_not_fit_the_page_is_not_called_unlearned(
     assert "Not learned yet" not in panel_text(tab)
     assert "Learned rules v1 do not fit this page" in panel_text(tab)
     assert state["method"] == "mss" and state["learnedVersion"] == 1, state
+
+
+@pytest.fixture(scope="module")
+def trusted_types_pages():
+    with serve_html({
+        "/required": ("require-trusted-types-for 'script'", LOCKED_ARTICLE),
+        "/no-policies": ("require-trusted-types-for 'script'; trusted-types 'none'", LOCKED_ARTICLE),
+    }) as base_url:
+        yield base_url
+
+
+def test_a_page_that_requires_trusted_types_runs_the_bookmarklet(tab, server, trusted_types_pages):
+    """The loader set the script's src as a string, which such a page refuses with a TypeError: the click
+    did nothing at all (Google's sites, among others, require Trusted Types)."""
+    tab.goto(trusted_types_pages + "/required")
+    state = click_bookmarklet(tab, server)
+    assert state["error"] is None and state["upload"] == "stored", state
+    assert len(highlighted(tab)) == 5
+
+
+def test_a_page_that_allows_no_trusted_types_policy_is_said_in_an_alert(tab, server, trusted_types_pages):
+    tab.goto(trusted_types_pages + "/no-policies")
+    messages = []
+    tab.on("dialog", lambda dialog: (messages.append(dialog.message), dialog.dismiss()))
+    tab.evaluate(loader_code(server))
+    assert messages and "Trusted Types" in messages[0]
