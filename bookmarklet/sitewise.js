@@ -462,9 +462,13 @@
       method: state.method,
       rule_version: state.ruleVersion
     }).then(function (response) {
-      return response.ok
-        ? "Thanks — marked as " + (kind === "not_article" ? "not article." : "missing article text.")
-        : "The server did not take the mark (" + response.status + ").";
+      if (response.ok) return "Thanks — marked as " + (kind === "not_article" ? "not article." : "missing article text.");
+      // The server's JSON error says why (a day's marks on this site used up, ...); a proxy's page does not.
+      return jsonOf(response).then(function (body) {
+        return "The server did not take the mark: " + (body.message || response.status);
+      }, function () {
+        return "The server did not take the mark (" + response.status + ").";
+      });
     }, function (error) {
       return "Could not send the mark: " + error.message;
     });

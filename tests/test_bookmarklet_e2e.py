@@ -595,3 +595,16 @@ def test_a_page_that_allows_no_trusted_types_policy_is_said_in_an_alert(tab, ser
     tab.on("dialog", lambda dialog: (messages.append(dialog.message), dialog.dismiss()))
     tab.evaluate(loader_code(server))
     assert messages and "Trusted Types" in messages[0]
+
+
+def test_a_refused_mark_says_why(tab, store, tmp_path, split_text_pages):
+    """The panel said only "The server did not take the mark (429)."."""
+    app = create_app(settings_for(tmp_path, client_marks_per_site_per_day=1), store)
+    with serve_app(app) as server:
+        tab.goto(split_text_pages + "/split")
+        click_bookmarklet(tab, server)
+        tab.locator("sitewise-panel").get_by_role("button", name="Report a block").click()
+        for paragraph, answer in (("p:has-text('Dock workers')", "Thanks"), ("p:has-text('The harbour')", "did not take")):
+            tab.locator(paragraph).click()
+            tab.wait_for_function(f"() => document.querySelector('sitewise-panel').shadowRoot.textContent.includes('{answer}')")
+    assert "The server did not take the mark: too many marks on 127.0.0.1 today" in panel_text(tab)
