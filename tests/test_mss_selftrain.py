@@ -1,5 +1,9 @@
 """Self-training's split: the fallback is judged on sites it was not trained on."""
-from sitewise.mss.selftrain import HOLD_OUT_EVERY, MIN_SITES_TO_HOLD_OUT, split_held_back
+import logging
+import shutil
+
+from sitewise.mss.model import SHIPPED_MODEL
+from sitewise.mss.selftrain import HOLD_OUT_EVERY, MIN_SITES_TO_HOLD_OUT, self_train, split_held_back
 
 
 def page(site: str, number: int) -> tuple[str, str, str]:
@@ -28,3 +32,16 @@ def test_too_few_sites_are_split_by_page():
     pages = [page("one", n) for n in range(8)]
     training, held_back = split_held_back(pages)
     assert len(held_back) == 8 // HOLD_OUT_EVERY and len(training) == 8 - 8 // HOLD_OUT_EVERY
+
+
+def test_a_model_the_operator_named_is_never_replaced(tmp_path, monkeypatch, caplog):
+    """SITEWISE_MSS_MODEL naming the operator's own model: self-training (which joins the shipped model,
+    not the operator's) leaves that file alone, however well its candidate would score."""
+    own = tmp_path / "operators-model.json.gz"
+    shutil.copyfile(SHIPPED_MODEL, own)  # a block model self-training did not write
+    before = own.read_bytes()
+    monkeypatch.setenv("SITEWISE_MSS_MODEL", str(own))
+    caplog.set_level(logging.INFO, logger="sitewise.mss.selftrain")
+    result = self_train([page(f"site{n}", n) for n in range(40)], min_pages=1)
+    assert result.path is None and own.read_bytes() == before
+    assert "operator chose" in caplog.text

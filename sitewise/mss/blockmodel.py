@@ -386,6 +386,8 @@ def write_model_file(path: str | Path, document: dict[str, Any]) -> Path:
     try:
         with handle:
             handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())  # on disk before the rename: a crash leaves the old file or the new one
         os.chmod(handle.name, 0o644)  # a model is not a secret; the temporary file was created 0600
         os.replace(handle.name, path)
     except BaseException:

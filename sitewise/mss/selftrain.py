@@ -24,7 +24,7 @@ from .. import metrics
 from ..page import site_of
 from .blockmodel import BlockModel
 from .blocktrain import train_block_model
-from .model import SHIPPED_MODEL, configured_model_path, load_model
+from .model import SHIPPED_MODEL, ModelError, configured_model_path, load_model
 from .scorers import Scorer
 from .train import TrainingReport
 
@@ -39,6 +39,8 @@ MIN_SITES_TO_HOLD_OUT = 5
 #: A candidate must beat the current model by this much mean F1 on the held-back pages (a smaller
 #: difference is noise on a few dozen pages, and every rewrite reloads the model in every process).
 MIN_GAIN = 0.002
+#: The ``source`` a self-trained model's info records: the configured file is replaced only when it holds one.
+SELF_TRAINING_SOURCE = "self-training"
 
 #: (html, article text, url) of one page.
 LabelledPage = tuple[str, str, str | None]
@@ -70,6 +72,9 @@ def self_train(
     go to :class:`BlockModel`."""
     pages = list(pages)
     target = Path(path) if path else configured_model_path()
+    if not path and _operators_own(target):
+        log.info("self-training skipped: %s is a model the operator chose, not one self-training wrote", target)
+        return SelfTrainingResult(None, TrainingReport(pages=len(pages)))
     if len(pages) < min_pages:
         log.info("self-training skipped: %d pages, need %d", len(pages), min_pages)
         return SelfTrainingResult(None, TrainingReport(pages=len(pages)))
@@ -89,7 +94,7 @@ def self_train(
         log.info("self-trained model kept out: F1 %.4f on %d held-back pages, the model in use %.4f",
                  candidate_f1, len(held_back), current_f1)
         return judged
-    candidate.info_.update({"source": "self-training", "held_back_f1": round(candidate_f1, 4),
+    candidate.info_.update({"source": SELF_TRAINING_SOURCE, "held_back_f1": round(candidate_f1, 4),
                             "replaced_f1": round(current_f1, 4), **report.as_dict()})
     candidate.save(target)
     log.info("self-trained MSS model on %d pages → %s (held-back F1 %.4f, was %.4f)",
@@ -128,6 +133,19 @@ def mean_f1(model: "BlockModel | Scorer", pages: Sequence[LabelledPage]) -> floa
     pipeline = fallback_pipeline(model)
     scores = [metrics.word_prf(pipeline.extract(html, url).text, text).f1 for html, text, url in pages]
     return statistics.fmean(scores) if scores else 0.0
+
+
+def _operators_own(path: Path) -> bool:
+    """Whether the configured model file holds a model self-training did not write (one the operator
+    trained and named in ``SITEWISE_MSS_MODEL``): it is joined to the shipped model, never to the
+    operator's, so replacing the file would lose the operator's model."""
+    if not path.is_file():
+        return False
+    try:
+        model = load_model(path)
+    except ModelError:
+        return False  # unreadable: the fallback already uses the shipped model in its place
+    return getattr(model, "info_", {}).get("source") != SELF_TRAINING_SOURCE
 
 
 def _shipped() -> BlockModel | None:
