@@ -18,6 +18,9 @@ log = logging.getLogger(__name__)
 JSON_PREFIXES = ("/api/", "/rules/", "/healthz")
 #: Redis restarts (append-only file reload) take seconds; tell clients to come back after this long.
 STORE_RETRY_AFTER_S = 5
+#: Redis's refusal of a write at its maxmemory. Inside a Lua script it comes back wrapped in the script's
+#: error (a ResponseError), not as redis-py's OutOfMemoryError.
+REDIS_OOM = "OOM command not allowed"
 
 
 class ApiError(Exception):
@@ -98,6 +101,11 @@ def register_error_handlers(app: Flask) -> None:
         if not _wants_json():
             return "The store is full.", 507
         return json_error(ApiError(507, "store_full", "the store is full; the operator has been told"))
+
+    @app.errorhandler(redis.exceptions.ResponseError)
+    def store_error(exc: Exception) -> Response | tuple[str, int]:
+        """A script's write refused at maxmemory is the store full; any other Redis error a failure."""
+        return store_full(exc) if REDIS_OOM in str(exc) else unexpected_error(exc)
 
     @app.errorhandler(Exception)
     def unexpected_error(exc: Exception) -> Response | tuple[str, int]:

@@ -73,6 +73,18 @@ def test_a_full_redis_refuses_uploads_with_507_and_keeps_what_it_has(make_client
     assert store.page_keys("news.example") == ["https://news.example/a/1"]
 
 
+def test_a_full_redis_refusing_a_scripts_write_is_507_not_500(make_client, store):
+    client = make_client()
+    assert client.post("/api/pages", data=as_json(page_dict()), headers={"Content-Type": "application/json"}).status_code == 201
+    limit = store.redis.config_get("maxmemory")["maxmemory"]
+    store.redis.config_set("maxmemory", "1")
+    try:  # accepting held rules first makes the site's generation token, in a Lua script
+        response = client.post("/api/admin/sites/news.example/held/accept", headers={"Authorization": "Bearer s3cret"})
+    finally:
+        store.redis.config_set("maxmemory", limit)
+    assert response.status_code == 507 and response.get_json()["error"] == "store_full"
+
+
 def test_the_embedded_redis_is_bounded_and_never_evicts(store):
     config = store.redis.config_get("maxmemory*")
     assert config["maxmemory-policy"] == MAXMEMORY_POLICY == "noeviction"
