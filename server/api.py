@@ -11,13 +11,13 @@ from typing import Any, Callable
 from flask import Blueprint, Response, jsonify, request
 
 from sitewise.page import Page, PageError, joinable_host, site_of
-from sitewise.urls import WEB_SCHEMES, is_web_url, private_page, private_url
+from sitewise.urls import WEB_SCHEMES, UrlParams, is_web_url, private_page, private_url
 
 from .body import read_json
 from .errors import ApiError
 from .learning import learning_due
 from .services import client_key, services
-from .validation import named_host, validate_page
+from .validation import check_stored_url, check_stored_urls, named_host, validate_page
 
 log = logging.getLogger(__name__)
 blueprint = Blueprint("api", __name__, url_prefix="/api")
@@ -84,6 +84,7 @@ def upload_page() -> tuple[Response, int]:
     page = validate_page(read_json(request, svc.settings.max_page_bytes))
     check_web_url(page.url, code="invalid_page")
     page = private_page(page, svc.url_params)
+    check_stored_urls(page)
     contributor = None
     if not operator:
         contributor = client_key()
@@ -221,12 +222,15 @@ def _feedback_str(data: dict[str, Any], name: str, limit: int, required: bool = 
     return value
 
 
-def validate_feedback(data: Any) -> tuple[str, dict[str, Any]]:
-    """The site and the record to store for a feedback body, or 400 naming the field."""
+def validate_feedback(data: Any, url_params: UrlParams) -> tuple[str, dict[str, Any]]:
+    """The site and the record to store for a feedback body (its URL as stored: :func:`private_url`), or 400
+    naming the field."""
     if not isinstance(data, dict):
         raise ApiError.bad_field("(feedback)", "must be a JSON object")
-    url = _feedback_str(data, "url", MAX_SELECTOR_CHARS)
+    # The body's cap bounds the URL as sent; the cap on URLs is on what is stored, as for uploads.
+    url = private_url(_feedback_str(data, "url", MAX_FEEDBACK_BYTES), url_params)
     check_web_url(url)
+    check_stored_url(url, "url")
     try:
         site = site_of(url)
     except PageError as exc:
@@ -258,10 +262,9 @@ def feedback() -> tuple[Response, int]:
     svc = services()
     svc.uploads.check(client_key(), "uploads")
     svc.storage.check()
-    site, record = validate_feedback(read_json(request, MAX_FEEDBACK_BYTES))
+    site, record = validate_feedback(read_json(request, MAX_FEEDBACK_BYTES), svc.url_params)
     site = known_site(site)["site"]
     svc.site_marks.check(f"{client_key()}:{site}", f"marks on {site} today")
-    record["url"] = private_url(record["url"], svc.url_params)
     # Marks count by distinct contributor (sitewise.trust.agreed_marks): one client is one voice.
     record["contributor"] = client_key()
     count = svc.store.add_feedback(site, record)

@@ -26,6 +26,26 @@ def named_host(name: str, field: str) -> str:
         raise ApiError.bad_field(field, exc.reason) from None
 
 
+#: A stored address (a page's URL and canonical URL, a mark's URL) is part of Redis keys, records and dashboard
+#: lines: the cap marks always had, far beyond an article's address once its query string is dropped.
+MAX_STORED_URL_CHARS = 4_000
+
+
+def check_stored_url(url: str, field: str, code: str = "invalid_input") -> None:
+    """400 on ``field`` when ``url``, as it is stored (:func:`sitewise.urls.private_url`: no query string or
+    fragment unless allow-listed), is longer than :data:`MAX_STORED_URL_CHARS`. The cap is on what is kept,
+    so an address long only for its query string is taken, from a reader's mark as from an upload."""
+    if len(url) > MAX_STORED_URL_CHARS:
+        raise ApiError.bad_field(field, f"is {len(url)} characters as stored (without query string and fragment); "
+                                 f"at most {MAX_STORED_URL_CHARS} are stored", code=code)
+
+
+def check_stored_urls(page: Page) -> None:
+    """:func:`check_stored_url` on a page's addresses as stored (its URL, its canonical URL)."""
+    for field in ("url", "canonical_url"):
+        check_stored_url(getattr(page, field) or "", field, code="invalid_page")
+
+
 #: jsonschema's message quotes the offending value first, which may be megabytes; keep this much.
 MAX_REASON_CHARS = 200
 

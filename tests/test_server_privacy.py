@@ -10,6 +10,7 @@ import time
 import pytest
 
 from sitewise.server import create_app
+from sitewise.server.validation import MAX_STORED_URL_CHARS
 from server_support import block, page_dict, settings_for
 from sitewise import store as store_module
 from sitewise.page import Page
@@ -50,6 +51,31 @@ def test_uploads_and_marks_are_stored_without_query_strings(client, store):
     assert stored.url == stored.canonical_url == "https://news.example/a/1"
     client.post("/api/feedback", json={"url": "https://news.example/a/1?token=t", "kind": "missing", "selector": "main > p"})
     assert store.feedback("news.example")[0]["url"] == "https://news.example/a/1"
+
+
+#: An address over the cap on stored URLs only for its query string, and one still over it without.
+LONG_QUERY = "https://news.example/a/1?q=" + "x" * MAX_STORED_URL_CHARS
+LONG_PATH = "https://news.example/" + "p" * MAX_STORED_URL_CHARS
+
+
+def test_marks_and_uploads_cap_the_url_they_store_not_the_one_sent(client, store):
+    mark = {"url": LONG_QUERY, "kind": "missing", "selector": "main > p"}
+    assert client.post("/api/pages", json=page_dict(LONG_QUERY)).get_json()["key"] == "https://news.example/a/1"
+    assert client.post("/api/feedback", json=mark).status_code == 201
+    assert store.feedback("news.example")[0]["url"] == "https://news.example/a/1"
+
+
+@pytest.mark.parametrize("route, body, field", [
+    ("/api/pages", page_dict(LONG_PATH), "url"),
+    ("/api/pages", page_dict(canonical_url=LONG_PATH + "?ref=1"), "canonical_url"),
+    ("/api/feedback", {"url": LONG_PATH + "?ref=1", "kind": "missing", "selector": "main > p"}, "url"),
+])
+def test_a_url_too_long_to_store_is_refused_and_nothing_is_stored(client, store, route, body, field):
+    store.put_page(Page.from_dict(page_dict("https://news.example/a/0")))  # a mark needs a known site
+    response = client.post(route, json=body)
+    assert response.status_code == 400 and response.get_json()["field"] == field
+    assert f"at most {MAX_STORED_URL_CHARS}" in response.get_json()["reason"]
+    assert store.page_keys("news.example") == ["https://news.example/a/0"] and store.feedback("news.example") == []
 
 
 @pytest.mark.parametrize("url", ["file:///home/alice/notes/story.html", "ftp://news.example/a/1"])
