@@ -4,9 +4,11 @@ Whichever method found the article (rules or the fallback), its text comes one b
 is looked up among the page's own lines (:func:`sitewise.learn.rules.page_lines`), and the element it
 came from says what it is: an ``<h2>`` line becomes ``## …``, a line in an ``<ol>``'s item ``1. …``, a
 line in a ``<blockquote>`` ``> …``, a line in a ``<pre>`` the element's code in a fence, with the line
-breaks and indentation the page gives it (the text output, one block per line, has them collapsed). A
-line the page does not have word for word (spacing aside) is a plain paragraph. Inline markup (emphasis,
-links) is not kept, and the characters Markdown would read as markup are escaped.
+breaks and indentation the page gives it (the text output, one block per line, has them collapsed). Lines
+one element gives, split by a ``<br>`` (a poem's, an address's), stay one paragraph, list item or quote,
+with a hard line break (a backslash at a line's end) between them. A line the page does not have word
+for word (spacing aside) is a plain paragraph. Inline markup (emphasis, links) is not kept, and the
+characters Markdown would read as markup are escaped.
 """
 from __future__ import annotations
 
@@ -33,6 +35,10 @@ _INLINE_MARKUP = re.compile(
 )
 #: A heading ending in a run of "#" after a space would lose it (Markdown reads it as the heading's close).
 _HEADING_CLOSE = re.compile(r"(?<=\s)(#+)\s*$")
+#: A line after a hard line break that is a run of "=" or "-" would make the lines above it a heading.
+_SETEXT_UNDERLINE = re.compile(r"^(?:=+|-+)\s*$")
+#: CommonMark's hard line break: a backslash at a line's end (trailing spaces would be invisible).
+HARD_BREAK = "\\\n"
 _SPACES = re.compile(r"\s+")
 #: A nested list item is indented this many spaces per level: the width of "1. ", the wider marker, as
 #: CommonMark nests an item only at or past its parent item's text (two spaces under "1. " start a new
@@ -61,18 +67,32 @@ class LineKind(NamedTuple):
 PARAGRAPH = LineKind()
 
 
+class Layout(NamedTuple):
+    """What the page's lines are, each by :func:`_key`."""
+
+    kinds: dict[str, LineKind]
+    #: (line, next line) where the page gives both in one element, split by a ``<br>``.
+    breaks: set[tuple[str, str]]
+
+
 def to_markdown(text: str, html: str) -> str:
     """``text`` (an article's lines, from ``html``) as Markdown."""
-    kinds = line_kinds(html)
-    blocks: list[tuple[str, str]] = []  # (kind, markdown line)
-    previous = PARAGRAPH
+    layout = page_layout(html)
+    lines_of: list[tuple[LineKind, list[str]]] = []  # each Markdown block's kind and lines
+    previous, previous_key = PARAGRAPH, ""
     for line in text.splitlines():
         if not line.strip():
             continue
-        kind = kinds.get(_key(line), PARAGRAPH)
-        if kind.code_element is None or kind.code_element != previous.code_element:
-            blocks.append(_markdown_line(line.strip(), kind))
-        previous = kind
+        key = _key(line)
+        kind = layout.kinds.get(key, PARAGRAPH)
+        if kind.code_element is not None and kind.code_element == previous.code_element:
+            pass  # the code block is given once, whole
+        elif (previous_key, key) in layout.breaks and _breaks_lines(lines_of[-1][0]):
+            lines_of[-1][1].append(line.strip())
+        else:
+            lines_of.append((kind, [line.strip()]))
+        previous, previous_key = kind, key
+    blocks = [_markdown_block(kind, lines) for kind, lines in lines_of]
     out: list[str] = []
     for index, (kind_name, markdown) in enumerate(blocks):
         if index:
@@ -83,16 +103,25 @@ def to_markdown(text: str, html: str) -> str:
     return "".join(out)
 
 
-def line_kinds(html: str) -> dict[str, LineKind]:
-    """What each line of the page is, by :func:`_key`."""
+def page_layout(html: str) -> Layout:
+    """What each line of the page is, and which lines a ``<br>`` splits."""
     from .learn.rules import page_lines
 
-    kinds: dict[str, LineKind] = {}
-    for line, block in page_lines(html):
+    layout = Layout({}, set())
+    previous_key = ""
+    for line, block, after_break in page_lines(html):
         key = _key(line)
-        if key not in kinds:
-            kinds[key] = _kind_of(block)
-    return kinds
+        if key not in layout.kinds:
+            layout.kinds[key] = _kind_of(block)
+        if after_break:
+            layout.breaks.add((previous_key, key))
+        previous_key = key
+    return layout
+
+
+def _breaks_lines(kind: LineKind) -> bool:
+    """Whether a block of this kind takes a hard line break: a heading is one line, and code has its own."""
+    return kind.kind != "heading" and kind.code is None
 
 
 def _kind_of(block: Any) -> LineKind:
@@ -128,18 +157,22 @@ def _laid_out(element: Any) -> str:
     return repair_mojibake("".join(parts)).strip("\n").rstrip()
 
 
-def _markdown_line(line: str, kind: LineKind) -> tuple[str, str]:
+def _markdown_block(kind: LineKind, lines: list[str]) -> tuple[str, str]:
+    line = lines[0]
     if kind.code is not None:
         code = kind.code or line
         fence = "`" * max(MIN_FENCE, 1 + max((len(run) for run in _BACKTICKS.findall(code)), default=0))
         markdown = f"{fence}\n{code}\n{fence}"
     elif kind.kind == "heading":
         markdown = "#" * kind.level + " " + _HEADING_CLOSE.sub(r"\\\1", _escaped(line))
-    elif kind.kind.startswith("list"):
-        # (an item's text that starts like a list item would make a list inside it)
-        markdown = " " * LIST_INDENT * (kind.level - 1) + ("1. " if kind.kind == "list-ol" else "- ") + _escaped_start(_escaped(line))
     else:
-        markdown = _escaped_start(_escaped(line))
+        # (an item's text that starts like a list item would make a list inside it)
+        marker = ""
+        if kind.kind.startswith("list"):
+            marker = " " * LIST_INDENT * (kind.level - 1) + ("1. " if kind.kind == "list-ol" else "- ")
+        # the lines after a break are indented to the item's text, which they continue
+        broken = [_escaped_start(_escaped(line))] + [_escaped_after_break(_escaped(more)) for more in lines[1:]]
+        markdown = marker + (HARD_BREAK + " " * len(marker)).join(broken)
     if kind.quotes:
         markdown = "\n".join("> " * kind.quotes + part for part in markdown.split("\n"))
     return f"{'list' if kind.kind.startswith('list') else kind.kind}:{kind.quotes}", markdown
@@ -155,6 +188,12 @@ def _escaped_start(line: str) -> str:
     if _ORDERED_START.match(line):
         return _ORDERED_START.sub(lambda match: match.group(1) + "\\" + match.group(2), line, count=1)
     return "\\" + line if _MARKUP_START.match(line) else line
+
+
+def _escaped_after_break(line: str) -> str:
+    """A line after a hard line break, escaped where its start would end the paragraph: block markup, or
+    a heading's underline."""
+    return "\\" + line if _SETEXT_UNDERLINE.match(line) else _escaped_start(line)
 
 
 def _key(line: str) -> str:

@@ -191,6 +191,26 @@ def test_markdown_keeps_code_as_the_page_lays_it_out():
     assert "\n```\nfirst line\n  second line\n```" in markdown  # a <br> breaks the line, given once
 
 
+def story_markdown(blocks: str) -> str:
+    """The Markdown of an article of ``blocks`` (HTML) between a headline and story paragraphs, which make
+    the fallback take them as the article's."""
+    story = f"<p>{'The harbor workers voted for a strike after the long talks with the port. ' * 3}</p>"
+    return sitewise.extract(f"<html><body><article><h1>The strike</h1>{story}{blocks}{story}</article></body></html>",
+                            output="markdown")
+
+
+def test_markdown_keeps_the_lines_a_br_splits_in_one_paragraph():
+    # a <br> is a hard line break (a backslash at the line's end) in its paragraph, list item or quote; a
+    # line that would end the paragraph (a heading's underline, a list item) is escaped. Separate
+    # elements, and lines two <br>s apart, stay paragraphs of their own
+    markdown = story_markdown("<p>Roses are red,<br>violets are <b>blue</b>,<br>--<br>- the harbor</p><p>Port office</p>"
+                              "<p>Quay street 1</p><p>One gap<br><br>two lines</p><ul><li>Moor the ship<br>at the quay"
+                              "</li></ul><blockquote>We will not<br>load a ship</blockquote>")
+    assert "\n\nRoses are red,\\\nviolets are blue,\\\n\\--\\\n\\- the harbor\n\nPort office\n\nQuay street 1\n\n" in markdown
+    assert "\n\nOne gap\n\ntwo lines\n\n" in markdown
+    assert "\n\n- Moor the ship\\\n  at the quay\n\n> We will not\\\n> load a ship\n\n" in markdown
+
+
 def test_markdown_escapes_what_it_would_read_as_markup():
     story = "The harbor workers voted for a strike after the long talks with the port."
     html = ("<html><body><article>"

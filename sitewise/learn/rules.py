@@ -399,7 +399,7 @@ def _article_lines(tree: Any, template: dict[str, Any]) -> tuple[list[Any], list
     # leave (and only when there are such lines: most pages' heading is inside the body).
     order = {node.mem_id: i for i, node in enumerate(_select(tree, include + heading))} if pending else {}
     _remove(excluded_nodes)
-    body_lines = [(element, line, block) for element in elements for line, block in _lines_and_blocks(element)]
+    body_lines = [(element, line, block) for element in elements for line, block, _ in _lines_and_blocks(element)]
     kinds = _LineKinds(elements, heading_ids)
     if not pending:
         return elements, [(kinds.of(block, element), line) for element, line, block in body_lines]
@@ -488,9 +488,10 @@ def _remove(nodes: list[Any]) -> None:
         node.decompose()
 
 
-def page_lines(html: str) -> list[tuple[str, Any]]:
+def page_lines(html: str) -> list[tuple[str, Any, bool]]:
     """Every line of a page's visible text as :func:`element_lines` groups an element's, each with the
-    block-level node it belongs to (which tells a heading, a list item or a quote: ``sitewise.markdown``)."""
+    block-level node it belongs to (which tells a heading, a list item or a quote: ``sitewise.markdown``)
+    and whether it goes on that node's previous line after one ``<br>`` (a line break, not a new block)."""
     from selectolax.lexbor import LexborHTMLParser
 
     tree = LexborHTMLParser(html)
@@ -502,16 +503,28 @@ def page_lines(html: str) -> list[tuple[str, Any]]:
 def element_lines(element: Any) -> list[str]:
     """An element's text as the collector would group it: one line per nearest block-level ancestor,
     inline elements merged into their line, whitespace collapsed."""
-    return [line for line, _ in _lines_and_blocks(element)]
+    return [line for line, _, _ in _lines_and_blocks(element)]
 
 
-def _lines_and_blocks(element: Any) -> list[tuple[str, Any]]:
-    """:func:`element_lines`, each line with the block-level node it belongs to."""
-    lines: list[tuple[str, Any]] = []
+def _lines_and_blocks(element: Any) -> list[tuple[str, Any, bool]]:
+    """:func:`element_lines`, each line with the block-level node it belongs to and whether it goes on
+    the previous line of that node after a single ``<br>`` (two in a row are a gap, as between blocks)."""
+    lines: list[tuple[str, Any, bool]] = []
     current: list[str] = []
-    current_block = current_id = None
+    current_block = current_id = last_id = None  # last_id: the block of the last line given
+    breaks = 0  # <br>s since the last line given
+    continues = False  # whether the line being read goes on the last one given
     stop_id = element.mem_id
     block_of: dict[int, Any] = {}  # a text's parent → its nearest block-level node: texts share parents
+
+    def end_line() -> None:
+        nonlocal current, last_id, breaks
+        line = _collapsed(current)
+        if line:
+            lines.append((line, current_block, continues))
+            last_id, breaks = current_id, 0
+        current = []
+
     for node in element.traverse(include_text=True):
         tag = node.tag
         if tag == "-text":
@@ -521,16 +534,18 @@ def _lines_and_blocks(element: Any) -> list[tuple[str, Any]]:
                 block = block_of[parent.mem_id] = _nearest_block(parent, stop_id, element)
             block_id = block.mem_id
             if current and block_id != current_id:
-                lines.append((_collapsed(current), current_block))
-                current = []
+                end_line()
+            if not current:
+                continues = breaks == 1 and block_id == last_id
             current_block, current_id = block, block_id
             current.append(node.text_content or "")
-        elif tag == "br" and current:
-            lines.append((_collapsed(current), current_block))
-            current = []
+        elif tag == "br":
+            if current:
+                end_line()
+            breaks += 1
     if current:
-        lines.append((_collapsed(current), current_block))
-    return [(line, block) for line, block in lines if line]
+        end_line()
+    return lines
 
 
 def _collapsed(texts: list[str]) -> str:
