@@ -3,12 +3,13 @@
 Whichever method found the article (rules or the fallback), its text comes one block per line. Each line
 is looked up among the page's own lines (:func:`sitewise.learn.rules.page_lines`), and the element it
 came from says what it is: an ``<h2>`` line becomes ``## …``, a line in an ``<ol>``'s item ``1. …``, a
-line in a ``<blockquote>`` ``> …``, a line in a ``<pre>`` the element's code in a fence, with the line
-breaks and indentation the page gives it (the text output, one block per line, has them collapsed). Lines
-one element gives, split by a ``<br>`` (a poem's, an address's), stay one paragraph, list item or quote,
-with a hard line break (a backslash at a line's end) between them. A line the page does not have word
-for word (spacing aside) is a plain paragraph. Inline markup (emphasis, links) is not kept, and the
-characters Markdown would read as markup are escaped.
+line in a ``<blockquote>`` ``> …`` (the paragraphs of one quote parted by a ``>`` line), a line in a
+``<pre>`` the element's code in a fence, with the line breaks and indentation the page gives it (the text
+output, one block per line, has them collapsed). Lines one element gives, split by a ``<br>`` (a poem's,
+an address's), stay one paragraph, list item or quote, with a hard line break (a backslash at a line's
+end) between them. A line the page does not have word for word (spacing aside) is a plain paragraph.
+Inline markup (emphasis, links) is not kept, and the characters Markdown would read as markup are
+escaped.
 """
 from __future__ import annotations
 
@@ -56,8 +57,8 @@ class LineKind(NamedTuple):
     kind: str = ""
     #: A heading's level, a list item's depth.
     level: int = 0
-    #: How many block quotes hold it.
-    quotes: int = 0
+    #: The block quotes that hold it (their elements), the outermost first.
+    quoted_in: tuple[int, ...] = ()
     #: In a ``<pre>``: the element's text as the page lays it out, and the element (its lines are one
     #: code block, given once).
     code: str | None = None
@@ -92,15 +93,26 @@ def to_markdown(text: str, html: str) -> str:
         else:
             lines_of.append((kind, [line.strip()]))
         previous, previous_key = kind, key
-    blocks = [_markdown_block(kind, lines) for kind, lines in lines_of]
     out: list[str] = []
-    for index, (kind_name, markdown) in enumerate(blocks):
+    for index, (kind, lines) in enumerate(lines_of):
         if index:
-            # list items follow each other, of either kind (an item of one may hold a list of the other);
-            # everything else is a paragraph of its own
-            out.append("\n" if kind_name == blocks[index - 1][0] and kind_name.startswith("list") else "\n\n")
-        out.append(markdown)
+            out.append(_separator(lines_of[index - 1][0], kind))
+        out.append(_markdown_block(kind, lines))
     return "".join(out)
+
+
+def _separator(before: LineKind, after: LineKind) -> str:
+    """What goes between two blocks: list items in the same quotes follow each other, of either kind (an
+    item of one may hold a list of the other); everything else is parted by a blank line, inside the
+    quotes that hold both (a quote's paragraphs are one quote, two quotes side by side stay two)."""
+    if before.quoted_in == after.quoted_in and before.kind.startswith("list") and after.kind.startswith("list"):
+        return "\n"
+    shared = 0
+    for quote, next_quote in zip(before.quoted_in, after.quoted_in):
+        if quote != next_quote:
+            break
+        shared += 1
+    return "\n" + ("> " * shared).rstrip() + "\n"
 
 
 def page_layout(html: str) -> Layout:
@@ -125,7 +137,7 @@ def _breaks_lines(kind: LineKind) -> bool:
 
 
 def _kind_of(block: Any) -> LineKind:
-    kind, level, quotes, code, code_element = "", 0, 0, None, None
+    kind, level, quotes, code, code_element = "", 0, [], None, None
     node = block
     while node is not None:
         tag = node.tag
@@ -138,11 +150,11 @@ def _kind_of(block: Any) -> LineKind:
             if kind.startswith("list"):
                 level += 1
         elif tag == "blockquote":
-            quotes += 1
+            quotes.append(node.mem_id)
         elif tag == "pre" and code is None:
             code, code_element = _laid_out(node), node.mem_id
         node = node.parent
-    return LineKind(kind, level, quotes, code, code_element)
+    return LineKind(kind, level, tuple(reversed(quotes)), code, code_element)
 
 
 def _laid_out(element: Any) -> str:
@@ -157,7 +169,7 @@ def _laid_out(element: Any) -> str:
     return repair_mojibake("".join(parts)).strip("\n").rstrip()
 
 
-def _markdown_block(kind: LineKind, lines: list[str]) -> tuple[str, str]:
+def _markdown_block(kind: LineKind, lines: list[str]) -> str:
     line = lines[0]
     if kind.code is not None:
         code = kind.code or line
@@ -173,9 +185,9 @@ def _markdown_block(kind: LineKind, lines: list[str]) -> tuple[str, str]:
         # the lines after a break are indented to the item's text, which they continue
         broken = [_escaped_start(_escaped(line))] + [_escaped_after_break(_escaped(more)) for more in lines[1:]]
         markdown = marker + (HARD_BREAK + " " * len(marker)).join(broken)
-    if kind.quotes:
-        markdown = "\n".join("> " * kind.quotes + part for part in markdown.split("\n"))
-    return f"{'list' if kind.kind.startswith('list') else kind.kind}:{kind.quotes}", markdown
+    if kind.quoted_in:
+        markdown = "\n".join("> " * len(kind.quoted_in) + part for part in markdown.split("\n"))
+    return markdown
 
 
 def _escaped(line: str) -> str:

@@ -211,6 +211,16 @@ def test_markdown_keeps_the_lines_a_br_splits_in_one_paragraph():
     assert "\n\n- Moor the ship\\\n  at the quay\n\n> We will not\\\n> load a ship\n\n" in markdown
 
 
+def test_markdown_keeps_a_quotes_paragraphs_in_one_quote():
+    # a ">" line parts a quote's paragraphs (and a quote inside it from them); two quotes side by side
+    # stay two, parted by a blank line
+    markdown = story_markdown("<blockquote><p>We will not load a ship.</p><p>Not one.</p><blockquote><p>Said the mayor"
+                              "</p></blockquote><ul><li>Cargo waits</li><li>Ferries sail</li></ul></blockquote>"
+                              "<blockquote><p>The port answered.</p></blockquote>")
+    assert ("\n\n> We will not load a ship.\n>\n> Not one.\n>\n> > Said the mayor\n>\n> - Cargo waits\n> - Ferries sail"
+            "\n\n> The port answered.\n\n") in markdown
+
+
 def test_markdown_escapes_what_it_would_read_as_markup():
     story = "The harbor workers voted for a strike after the long talks with the port."
     html = ("<html><body><article>"
