@@ -90,6 +90,20 @@ def test_stdin(sample_site, monkeypatch, capsys):
     assert answer["source"] == "-" and answer["site"] == "gazette.test" and answer["title"] == page.title
 
 
+def test_stdin_without_url_says_it_has_no_site(tmp_path, monkeypatch, capsys):
+    # no site to name, nor to look up rules for: said so, not "site None, version None"
+    page = f"<html><body><article><p>{'The harbor workers voted for a strike after the long talks. ' * 4}</p></article></body></html>"
+    rules_file = tmp_path / "rules.json"
+    rules_file.write_text(json.dumps({"site": "gazette.test", "templates": [
+        {"name": "story", "match": ["article"], "include": ["article"], "words": [1, 1000]}]}))
+    for rules, how in (([], "mss (no --url, so no site's rules were looked up)"),
+                       (["--rules", str(rules_file)], "rules (no --url, so no site, template story)")):
+        monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(page.encode("utf-8"))))
+        assert main(["extract", "-", *rules]) == 0
+        err = capsys.readouterr().err
+        assert f"sitewise extract: {how}; 44 words" in err and "None" not in err
+
+
 def test_several_inputs_give_json_lines_in_order_from_a_pool(saved, tmp_path, capsys):
     empty = tmp_path / "menu-only.html"
     empty.write_text("<html><body><nav><a href='/'>Home</a></nav></body></html>")

@@ -87,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
     _attach_rules(tasks, args)
     _render(tasks, args)
     if len(tasks) == 1:
-        return _print_one(_extract(tasks[0]), output)
+        return _print_one(_extract(tasks[0]), output, rules_given=tasks[0].rules is not None)
     return _print_lines(_extract_all(tasks, args), len(tasks), args)
 
 
@@ -220,7 +220,7 @@ def _extract_all(tasks: list[Task], args: argparse.Namespace) -> Iterator[dict[s
 # -- output ------------------------------------------------------------------------------------------------
 
 
-def _print_one(answer: dict[str, Any], output: str) -> int:
+def _print_one(answer: dict[str, Any], output: str, *, rules_given: bool) -> int:
     if "error" in answer:  # an input that was read but is no page: it failed (1), the arguments were right
         print(f"sitewise extract: error: {answer['source']}: {answer['error']}", file=sys.stderr)
         return 1
@@ -228,7 +228,7 @@ def _print_one(answer: dict[str, Any], output: str) -> int:
         print(_json_text(answer, indent=2))
     else:
         print(answer["output"])
-    print(f"sitewise extract: {_how(answer)}; {answer['words']} words", file=sys.stderr)
+    print(f"sitewise extract: {_how(answer, rules_given)}; {answer['words']} words", file=sys.stderr)
     return 0 if answer["text"] else 1
 
 
@@ -266,7 +266,15 @@ def _line(answer: dict[str, Any], output: str) -> dict[str, Any]:
     return {**{k: answer[k] for k in keys}, output: answer["output"]}
 
 
-def _how(answer: dict[str, Any]) -> str:
+def _how(answer: dict[str, Any], rules_given: bool) -> str:
+    """How the article was found: by rules (the page's site, the rules' version when they have one, the
+    template) or the fallback (why). A page without a URL (stdin without --url) has no site to name or
+    to look up rules for."""
     if answer["method"] == "rules":
-        return f"rules (site {answer['site']}, version {answer['rule_version']}, template {answer['template']})"
+        found = [f"site {answer['site']}" if answer["site"] is not None else "no --url, so no site"]
+        if answer["rule_version"] is not None:
+            found.append(f"version {answer['rule_version']}")
+        return f"rules ({', '.join(found)}, template {answer['template']})"
+    if answer["site"] is None and not rules_given:
+        return "mss (no --url, so no site's rules were looked up)"
     return f"mss ({answer['fallback_reason']})"
