@@ -30,6 +30,31 @@ def test_learn_without_a_site_is_refused_before_the_store_is_opened(monkeypatch,
     assert capsys.readouterr().err == "sitewise learn: error: name at least one SITE (or --all, or --files)\n"
 
 
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["learn", "example.com", "--out", "{dir}/rules.json"], "--out: only with --files"),
+        (["learn", "example.com", "--site", "example"], "--site: only with --files"),
+        (["learn", "example.com", "--force", "--files", "{dir}"], "SITE, --force: for learning stored sites, not with --files"),
+        (["rules", "--rules", "{dir}/rules.json", "--version", "2"], "--version: for a stored site's rules, not with --rules FILE"),
+        (["rules", "--rules", "{dir}/rules.json", "--versions"], "--versions: for a stored site's rules, not with --rules FILE"),
+        (["rules", "example.com", "--versions", "--apply", "{dir}/page.html"], "--apply: not with --versions"),
+    ],
+)
+def test_options_the_command_would_not_read_are_refused(args, message, tmp_path, monkeypatch, capsys):
+    import sitewise.store
+
+    def never(*args, **kwargs):
+        raise AssertionError("the store was opened (the embedded Redis started)")
+
+    monkeypatch.setattr(sitewise.store, "open_store", never)
+    (tmp_path / "rules.json").write_text(json.dumps(PARAGRAPH_RULES))
+    (tmp_path / "page.html").write_text("<p>" + "word " * 60 + "</p>")
+    assert main([arg.format(dir=tmp_path) for arg in args]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.startswith(f"sitewise {args[0]}: error: {message}") and len(err.splitlines()) == 1
+
+
 #: A Redis that refuses connections (nothing listens on port 1), with a password the messages must not show.
 DOWN_REDIS = "redis://reader:s3cret@127.0.0.1:1/0?password=s3cret"
 

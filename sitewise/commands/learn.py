@@ -7,6 +7,8 @@ import json
 import sys
 from pathlib import Path
 
+from .options import refuse_unused
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
@@ -15,7 +17,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Learn each SITE from the pages and reader feedback in the store and store the new rule "
         "version, unless it is less consistent than the current one on the site's pages (--force stores it "
         "anyway). With --queue, hand the work to the RQ worker instead (at most one pending job per site). "
-        "With --files, learn from page JSON files (sitewise or spider format) and print the rule set.",
+        "With --files, learn from page JSON files (sitewise or spider format) and print the rule set (or "
+        "write it to --out); SITE, --all, --queue, --force and --min-pages are for stored sites, --out and "
+        "--site for --files, and are refused with the other.",
     )
     parser.add_argument("sites", nargs="*", metavar="SITE", help="sites to learn (e.g. example.com)")
     parser.add_argument("--all", action="store_true", help="learn every site in the store")
@@ -23,16 +27,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--queue", action="store_true", help="enqueue worker jobs instead of learning here")
     parser.add_argument("--min-pages", type=int, help="pages a site needs (default: SITEWISE_MIN_PAGES_TO_LEARN)")
     parser.add_argument("--files", nargs="+", type=Path, metavar="PATH", help="learn from page files or folders")
-    parser.add_argument("--out", type=Path, help="with --files: write the rule set here instead of stdout")
+    parser.add_argument("--out", type=Path, help="with --files only: write the rule set here instead of stdout")
     parser.add_argument(
         "--site", metavar="NAME",
-        help="with --files: learn all the pages as this one site, whatever their hosts (default: their "
+        help="with --files only: learn all the pages as this one site, whatever their hosts (default: their "
         "registrable domain, which must be one); the rule set applies to pages of every site they came from",
     )
     parser.set_defaults(handler=run, store_hint="without the store: --files PATH")
 
 
 def run(args: argparse.Namespace) -> int:
+    _refuse_unused(args)
     if args.files:
         return _learn_files(args)
     if not (args.all or args.sites):  # before the store is opened (the embedded Redis started)
@@ -71,6 +76,18 @@ def run(args: argparse.Namespace) -> int:
             f"version {outcome.version}{consistency}, {outcome.seconds:.2f} s"
         )
     return 1 if failed == len(sites) else 0
+
+
+def _refuse_unused(args: argparse.Namespace) -> None:
+    """Refuse the options the chosen way of learning would not read (before the store is opened): stored
+    sites' with --files, --files' without it."""
+    if args.files:
+        refuse_unused({"SITE": bool(args.sites), "--all": args.all, "--queue": args.queue, "--force": args.force,
+                       "--min-pages": args.min_pages is not None},
+                      "for learning stored sites, not with --files (--site NAME names the pages' site)")
+    else:
+        refuse_unused({"--out": args.out is not None, "--site": args.site is not None},
+                      "only with --files (stored sites are named by SITE, their rules stored: sitewise rules SITE prints them)")
 
 
 def _learn_files(args: argparse.Namespace) -> int:

@@ -5,6 +5,8 @@ import argparse
 import json
 from pathlib import Path
 
+from .options import refuse_unused
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
@@ -12,11 +14,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="show a site's learned rules, their versions, or apply them to a page",
         description="Print the current rule set of SITE as JSON (or --version N). --versions lists every stored "
         "version. --apply FILE applies the rules to a page (sitewise page JSON, spider JSON or HTML) and prints "
-        "the article text and how it was chosen. --rules FILE uses a rule set file instead of the store.",
+        "the article text and how it was chosen. --rules FILE uses a rule set file instead of the store (SITE, "
+        "--version and --versions, which name what the store holds, are refused with it; --versions is refused "
+        "with --version and --apply).",
     )
     parser.add_argument("site", metavar="SITE", nargs="?", help="the site (e.g. example.com)")
-    parser.add_argument("--version", type=int, help="a stored version instead of the current one")
-    parser.add_argument("--versions", action="store_true", help="list the stored versions")
+    parser.add_argument("--version", type=int, help="a stored version instead of the current one (not with --rules)")
+    parser.add_argument("--versions", action="store_true", help="list the stored versions (not with --rules)")
     parser.add_argument("--apply", type=Path, metavar="FILE", help="apply the rules to this page file")
     parser.add_argument("--rules", type=Path, metavar="FILE", help="a rule set file (instead of the store)")
     parser.set_defaults(handler=run, store_hint="without the store: --rules FILE")
@@ -25,6 +29,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..api import load_rules
 
+    _refuse_unused(args)
     if args.rules:
         rules = load_rules(args.rules)
     else:
@@ -44,6 +49,17 @@ def run(args: argparse.Namespace) -> int:
         return _apply(rules, args.apply)
     print(json.dumps(rules, indent=2, ensure_ascii=False))
     return 0
+
+
+def _refuse_unused(args: argparse.Namespace) -> None:
+    """Refuse the options this use would not read (before the store is opened): a rule set file has no
+    site nor stored versions; a list of versions is no rule set to print or apply."""
+    if args.rules:
+        refuse_unused({"SITE": args.site is not None, "--version": args.version is not None, "--versions": args.versions},
+                      "for a stored site's rules, not with --rules FILE")
+    elif args.versions:
+        refuse_unused({"--version": args.version is not None, "--apply": args.apply is not None},
+                      "not with --versions (which lists the versions: show one with --version N)")
 
 
 def _list_versions(store, site: str) -> int:
