@@ -29,6 +29,8 @@ from typing import Any, Iterator
 from .learn.selectors import Step, css_escape
 from .page import STYLE_PROPERTIES, Page, PageError
 
+#: The names a folder's spider page files end in.
+PAGE_FILE_SUFFIXES = (".json", ".json.gz")
 #: Initial values of the recorded properties, for pages whose body style lacks one (old Chrome had no
 #: ``text-decoration-line``, for instance).
 _INITIAL_STYLE = {
@@ -241,7 +243,7 @@ def spider_files(root: str | Path) -> Iterator[Path]:
         return
     if not root.is_dir():
         raise FileNotFoundError(f"no such file or folder: {root}")
-    files = [p for p in root.rglob("*") if p.is_file() and p.name.endswith((".json", ".json.gz"))]
+    files = [p for p in root.rglob("*") if p.is_file() and p.name.endswith(PAGE_FILE_SUFFIXES)]
     yield from sorted(files, key=_natural_key)
 
 

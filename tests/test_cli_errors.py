@@ -141,11 +141,13 @@ def page_files(tmp_path):
         (["collect", "{dir}/page.html", "--out", "{dir}/o", "--limit", "-1"], "--limit must be at least 1"),
         (["import-spider", "{dir}/pages", "--out", "{dir}/existing.txt"], "--out {dir}/existing.txt is a file; give a folder"),
         (["import-spider", "{dir}/pages", "--out", "{dir}/o", "--limit", "-1"], "--limit must be at least 1"),
+        (["import-spider", "{dir}/pages", "{dir}/folder.json", "--out", "{dir}/o"],
+         "no spider page files (*.json or *.json.gz, searched recursively) in {dir}/folder.json"),
         (["rules", "--rules", "{dir}", "--apply", "{dir}/page.html"], "cannot read rules file {dir}: Is a directory"),
         (["rules", "--rules", "{dir}/rules.json", "--apply", "{dir}/folder.json"], "{dir}/folder.json: Is a directory"),
     ],
     ids=["learn out folder", "learn out nowhere", "learn out full disk", "collect out file", "collect url base",
-         "collect url base without host", "collect limit", "import out file", "import limit", "rules folder",
+         "collect url base without host", "collect limit", "import out file", "import limit", "import empty folder", "rules folder",
          "apply to folder"],
 )
 def test_an_output_or_input_path_that_cannot_be_used_is_one_line(args, message, page_files, capsys):

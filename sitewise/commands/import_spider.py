@@ -13,7 +13,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="import pages collected by the original spider bookmarklet (JSON with texts[])",
         description="Convert spider page files (*.json or *.json.gz, searched recursively) into sitewise pages "
         "and store them (the store of REDIS_URL / SITEWISE_DATA_DIR), or write them as page JSON files with "
-        "--out. A file that cannot be converted is reported on one line and the others go on.",
+        "--out. A file that cannot be converted is reported on one line and the others go on; a folder that "
+        "holds no such files is an error (exit 2), before anything is imported.",
     )
     parser.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="spider page files or folders")
     parser.add_argument("--out", type=Path, help="write page JSON files into this folder instead of the store")
@@ -23,12 +24,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..page import PageError
-    from ..spider_import import read_spider_file, spider_files
+    from ..spider_import import PAGE_FILE_SUFFIXES, read_spider_file, spider_files
     from .output import output_folder, write_whole
 
     if args.limit is not None and args.limit < 1:
         raise ValueError("--limit must be at least 1")
-    files = [f for path in args.paths for f in spider_files(path)][: args.limit]
+    found = [(path, list(spider_files(path))) for path in args.paths]
+    empty = [str(path) for path, files in found if not files]
+    if empty:  # before the store is opened or --out made
+        patterns = " or ".join(f"*{suffix}" for suffix in PAGE_FILE_SUFFIXES)
+        raise ValueError(f"no spider page files ({patterns}, searched recursively) in {', '.join(empty)}")
+    files = [file for _, path_files in found for file in path_files][: args.limit]
     store = None
     if args.out is None:
         from ..store import open_store
