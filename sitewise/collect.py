@@ -10,8 +10,8 @@ A *stored* page (bytes saved earlier) is served at its own URL with no network: 
 request is answered with the stored bytes and a content security policy under which the page refuses
 every other request itself, so ``location``, relative links and the site are those of the original
 page. Page scripts run (as in the reader's browser); a script or meta refresh that navigates away is
-answered with 204 No Content, which keeps the stored page, and dialogs are dismissed. Stored pages are
-laid out but never drawn.
+answered with 204 No Content, which keeps the stored page, popups are refused, and dialogs are
+dismissed. Stored pages are laid out but never drawn.
 
 Rendered stored pages can be cached on disk (``cache_dir``), keyed by everything that shapes the
 result: the collector source, URL, bytes, content type, viewport and options.
@@ -52,8 +52,11 @@ CHROMIUM = HEADLESS_SHELL if os.path.exists(HEADLESS_SHELL) else FULL_CHROMIUM
 #: Headless in containers without a GPU; no background traffic of Chromium's own. The next three let
 #: a tab keep its renderer process from page to page: with site isolation every page of a new site
 #: started a process (about 10% of the CPU per page). Processes are never shared between tabs (browser
-#: contexts), so a page that crashes or hangs its renderer still takes only its own tab down. The last
-#: lets a tab opt out of drawing (DRAWS_NO_FRAMES_OFFLINE).
+#: contexts), so a page that crashes or hangs its renderer still takes only its own tab down. The next
+#: lets a tab opt out of drawing (DRAWS_NO_FRAMES_OFFLINE). The last makes the headless shell refuse
+#: every popup: a popup (``window.open``, a ``target=_blank`` link a script clicks) is a tab of its own
+#: that the stored page's policy and document interception do not cover, so it loaded its URL from the
+#: network, scripts, images and all.
 CHROMIUM_ARGS = (
     "--no-sandbox",
     "--disable-gpu",
@@ -66,7 +69,11 @@ CHROMIUM_ARGS = (
     "--disable-features=site-per-process,IsolateOrigins",
     "--renderer-process-limit=1",
     "--enable-begin-frame-control",
+    "--block-new-web-contents",
 )
+#: Playwright's own launch arguments left out: the full browser ignores --block-new-web-contents, and
+#: its popup blocker, which Playwright turns off, refuses the popups no user clicked for (all of ours).
+IGNORED_DEFAULT_ARGS = ("--disable-popup-blocking",)
 #: Tabs for stored pages are created under begin-frame control and never asked for a frame, so nothing
 #: is painted, rasterised or composited (about a tenth of the CPU per page); style and layout still run
 #: whenever the page or collect.js needs them, so boxes and styles are the same (checked block for block
@@ -263,7 +270,9 @@ class Collector:
         async with self._browser_lock:
             if self._browser is None or not self._browser.is_connected():
                 browser = await self._playwright.chromium.launch(
-                    executable_path=self.executable_path, args=list(CHROMIUM_ARGS)
+                    executable_path=self.executable_path,
+                    args=list(CHROMIUM_ARGS),
+                    ignore_default_args=list(IGNORED_DEFAULT_ARGS),
                 )
                 self._browser = _Browser(browser, await browser.new_browser_cdp_session())
                 await self._browser.session.send("Security.setIgnoreCertificateErrors", {"ignore": True})

@@ -3,17 +3,23 @@ served as stored pages with the network blocked."""
 from __future__ import annotations
 
 import json
+import os
 import socket
+import time
 from pathlib import Path
 
 import jsonschema
 import pytest
+from bookmarklet_support import serve_app
+from flask import Flask, request
 
 import sitewise
 
 from sitewise.collect import (
     CHROMIUM,
     CHROMIUM_ARGS,
+    FULL_CHROMIUM,
+    HEADLESS_SHELL,
     CollectError,
     Collector,
     StoredPage,
@@ -270,6 +276,30 @@ def test_pages_that_never_finish_loading_are_collected_after_their_scripts_stop(
     assert texts(outcome.page) == ["The article text is here.", "Written by a script before the loop took over."]
     # the next page in the same tab runs its scripts again
     assert "location http://fixture.test/dir/stored.html" in texts(collect(collector, "stored.html"))
+
+
+@pytest.mark.parametrize("executable", [path for path in (HEADLESS_SHELL, FULL_CHROMIUM) if os.path.exists(path)])
+def test_popups_of_stored_pages_fetch_nothing(executable):
+    requested: list[str] = []
+    app = Flask(__name__)
+
+    @app.get("/<path:name>")
+    def answer(name: str) -> str:
+        requested.append(request.path)
+        return "<p>Fetched from the network.</p>"
+
+    with serve_app(app) as base, Collector(workers=1, timeout_s=15, executable_path=executable) as collector:
+        opener = StoredPage("http://popup.test/open", f"<p>Opener</p><script>window.open('{base}/opened')</script>".encode())
+        clicker = StoredPage(
+            "http://popup.test/click",
+            f"<p><a id=away href='{base}/clicked' target=_blank>Clicker</a></p><script>away.click()</script>".encode(),
+        )
+        pages = collector.collect_many([opener, clicker], progress=False)
+        assert [texts(page) for page in pages] == [["Opener"], ["Clicker"]]
+        time.sleep(1)  # a popup loads beside its opener, after it was collected
+        assert requested == []
+        # the same browser still loads live pages
+        assert texts(collector.collect_url(base + "/live")) == ["Fetched from the network."]
 
 
 def test_file_urls_are_served_too(collector):
