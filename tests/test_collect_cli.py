@@ -41,6 +41,19 @@ def test_files_and_folders_to_json_files(tmp_path, capsys):
     assert "collected 3 of 3 pages" in capsys.readouterr().out
 
 
+def test_pages_whose_names_clash_get_files_of_their_own(tmp_path, capsys):
+    for folder, text in (("one", "First index"), ("two", "Second index")):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "index.html").write_text(f"<p>{text}</p>")
+    (tmp_path / "one" / "index.htm").write_text("<p>Short suffix</p>")
+    out = tmp_path / "out"
+    assert run_collect(str(tmp_path / "one"), str(tmp_path / "two"), "--out", str(out)) == 0
+    assert "collected 3 of 3 pages" in capsys.readouterr().out
+    written = [Page.from_dict(json.loads(path.read_text())) for path in sorted(out.iterdir())]
+    assert sorted(page.blocks[0].text for page in written) == ["First index", "Second index", "Short suffix"]
+    assert (out / "index.json").exists()  # the first page keeps its plain name
+
+
 def test_url_base_gives_local_files_a_site(tmp_path):
     out = tmp_path / "out"
     assert run_collect(str(FIXTURES / "stored.html"), "--url-base", "http://blog.example/", "--out", str(out)) == 0

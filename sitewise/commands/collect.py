@@ -17,7 +17,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -148,7 +148,21 @@ def _jobs(args: argparse.Namespace) -> tuple[list[Job], list[str]]:
     if args.manifest and len(jobs) < limit:
         manifest_jobs, problems = _manifest_jobs(args.manifest, limit - len(jobs))
         jobs.extend(manifest_jobs)
-    return jobs, problems
+    return _distinct_names(jobs), problems
+
+
+def _distinct_names(jobs: list[Job]) -> list[Job]:
+    """The jobs, each named for a file of its own (``--out``): a job whose file an earlier one takes
+    (``a.html`` and ``a.htm``, two folders' ``index.html``) gets a short hash of its label added: its page
+    used to overwrite the earlier one's file."""
+    taken: set[str] = set()
+    distinct = []
+    for job in jobs:
+        if file_name(job.name) in taken:
+            job = replace(job, name=f"{job.name}-{_short_hash(job.label)}")
+        taken.add(file_name(job.name))
+        distinct.append(job)
+    return distinct
 
 
 def _file_jobs(path: Path, url_base: str | None) -> list[Job]:
@@ -240,8 +254,13 @@ def file_name(name: str) -> str:
     digits of its hash, so distinct URLs never share a file."""
     if re.match(r"[a-z]+://", name, re.IGNORECASE):
         readable = _UNSAFE_NAME.sub("_", name.split("://", 1)[1]).strip("_")[:80]
-        return f"{readable}-{hashlib.sha1(name.encode('utf-8')).hexdigest()[:8]}"
+        return f"{readable}-{_short_hash(name)}"
     return _UNSAFE_NAME.sub("_", name).strip("_") or "page"
+
+
+def _short_hash(text: str) -> str:
+    """8 hex digits of the text's hash: enough to tell a run's pages apart in their file names."""
+    return hashlib.sha1(text.encode("utf-8")).hexdigest()[:8]
 
 
 class ServerSink:
