@@ -192,7 +192,7 @@ class Collector:
     ) -> None:
         if workers < 1:
             raise ValueError("workers must be at least 1")
-        if timeout_s <= 0:
+        if not timeout_s > 0:  # NaN too
             raise ValueError("timeout_s must be positive")
         self.workers = workers
         self.timeout_s = timeout_s

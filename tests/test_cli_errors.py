@@ -139,6 +139,8 @@ def page_files(tmp_path):
         (["collect", "{dir}/page.html", "--out", "{dir}/o", "--url-base", "not a url"], "--url-base must be an http(s) URL"),
         (["collect", "{dir}/page.html", "--out", "{dir}/o", "--url-base", "https:///a/"], "--url-base: no host"),
         (["collect", "{dir}/page.html", "--out", "{dir}/o", "--limit", "-1"], "--limit must be at least 1"),
+        (["collect", "{dir}/page.html", "--out", "{dir}/o", "--workers", "0"], "--workers must be at least 1"),
+        (["collect", "{dir}/page.html", "--out", "{dir}/o", "--timeout", "nan"], "--timeout must be a positive number of seconds, not nan"),
         (["import-spider", "{dir}/pages", "--out", "{dir}/existing.txt"], "--out {dir}/existing.txt is a file; give a folder"),
         (["import-spider", "{dir}/pages", "--out", "{dir}/o", "--limit", "-1"], "--limit must be at least 1"),
         (["import-spider", "{dir}/pages", "{dir}/folder.json", "--out", "{dir}/o"],
@@ -147,7 +149,8 @@ def page_files(tmp_path):
         (["rules", "--rules", "{dir}/rules.json", "--apply", "{dir}/folder.json"], "{dir}/folder.json: Is a directory"),
     ],
     ids=["learn out folder", "learn out nowhere", "learn out full disk", "collect out file", "collect url base",
-         "collect url base without host", "collect limit", "import out file", "import limit", "import empty folder", "rules folder",
+         "collect url base without host", "collect limit", "collect workers", "collect timeout nan",
+         "import out file", "import limit", "import empty folder", "rules folder",
          "apply to folder"],
 )
 def test_an_output_or_input_path_that_cannot_be_used_is_one_line(args, message, page_files, capsys):

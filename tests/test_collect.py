@@ -330,6 +330,12 @@ def test_failing_pages_are_reported_while_the_rest_go_on(collector):
     assert collect(collector, "styles.html").blocks
 
 
+@pytest.mark.parametrize("timeout_s", [0, -1, float("nan")])
+def test_a_timeout_that_is_not_a_positive_number_is_refused(timeout_s):
+    with pytest.raises(ValueError, match="timeout_s must be positive"):
+        Collector(timeout_s=timeout_s)
+
+
 def test_same_url_twice_in_one_tab_renders_both(collector):
     first = StoredPage("http://same.test/a#one", b"<p>first version</p>")
     second = StoredPage("http://same.test/a#two", b"<p>second version</p>")

@@ -116,13 +116,19 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _check_arguments(args: argparse.Namespace) -> None:
-    """Refuse, before any page is read or rendered, a ``--limit`` below 1 and a ``--url-base`` that is no
-    web address with a host (Chromium would refuse every page at it, one by one)."""
+    """Refuse, before any page is read or rendered or the ``--out`` folder made, a ``--limit`` or
+    ``--workers`` below 1, a ``--timeout`` that is not a positive number (``nan`` timed every page out),
+    and a ``--url-base`` that is no web address with a host (Chromium would refuse every page at it, one
+    by one)."""
     from sitewise.page import PageError, host_of
     from sitewise.urls import is_web_url
 
     if args.limit is not None and args.limit < 1:
         raise ValueError("--limit must be at least 1")
+    if args.workers < 1:
+        raise ValueError("--workers must be at least 1")
+    if not args.timeout > 0:
+        raise ValueError(f"--timeout must be a positive number of seconds, not {args.timeout:g}")
     if args.url_base is None:
         return
     if not is_web_url(args.url_base) or any(character.isspace() for character in args.url_base):
