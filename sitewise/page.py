@@ -28,10 +28,12 @@ COLLECTORS = ("bookmarklet", "playwright", "import")
 #: and a page of several MB would crowd the store.
 MAX_HTML_CHARS = 2_000_000
 
-#: A block nested deeper than this did not come from a rendered page (Chromium's HTML parser nests at
-#: most 512 elements); refusing it keeps selector matching, which recurses once per step, within Python's
-#: stack (a 1,000-step selector made learning, and extraction for the site, fail with RecursionError).
-MAX_DEPTH = 512
+#: A block nested deeper than this did not come from a parsed page: Chromium's HTML parser nests at most
+#: 513 elements, html included (past 512 open elements it adds each new one beside the deepest, so
+#: thousands of unclosed <div>s give a 513-step path); refusing it keeps selector matching, which recurses
+#: once per step, within Python's stack (a 1,000-step selector made learning, and extraction for the
+#: site, fail with RecursionError).
+MAX_DEPTH = 513
 #: Blocks a page may have: the largest of ~3,000 rendered real pages (news, blogs, forums) has about
 #: 2,000; ten times that is generous, and refusing more early keeps a hostile upload cheap to reject.
 MAX_BLOCKS = 20_000

@@ -27,7 +27,7 @@ from sitewise.collect import (
     content_type_for,
     expand_style_table,
 )
-from sitewise.page import MAX_BLOCKS, STYLE_PROPERTIES, Page, PageError
+from sitewise.page import MAX_BLOCKS, MAX_DEPTH, STYLE_PROPERTIES, Page, PageError
 
 pytestmark = pytest.mark.browser
 
@@ -248,6 +248,13 @@ def test_large_page(collector):
     assert len(outcome.page.blocks) == 3000
     assert outcome.page.blocks[-1].text == "Paragraph 2999 with a link and bold text."
     print(f"collect.js on 3000 blocks / 15000 elements: {outcome.collect_ms:.0f} ms")
+
+
+def test_a_page_nested_as_deep_as_the_parser_goes_is_collected(collector):
+    nesting = 5000  # unclosed <div>s: the parser stops nesting them at its depth limit
+    page = collector.collect_stored("http://deep.test/", b"<p>Intro</p>" + b"<div>" * nesting + b"Deep text")
+    assert texts(page) == ["Intro", "Deep text"]
+    assert len(page.blocks[1].path) == MAX_DEPTH
 
 
 # -- stored pages and batches ----------------------------------------------------------------------
