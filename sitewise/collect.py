@@ -456,10 +456,14 @@ class Collector:
         path = self._cache_path(item)
         if path is None:
             return
-        path.parent.mkdir(parents=True, exist_ok=True)
         data = gzip.compress(json.dumps(page.to_dict(), ensure_ascii=False).encode("utf-8"), 6)
-        # Write then rename, so a reader (or a crash) never sees half an entry.
-        handle, temporary = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+        # Write then rename, so a reader (or a crash) never sees half an entry. A cache that cannot be
+        # written (read-only, full, a file in the way) only goes unfilled: it must not stop the batch.
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            handle, temporary = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+        except OSError:
+            return
         try:
             with os.fdopen(handle, "wb") as out:
                 out.write(data)

@@ -140,6 +140,8 @@ def page_files(tmp_path):
         (["collect", "{dir}/page.html", "--out", "{dir}/o", "--url-base", "https:///a/"], "--url-base: no host"),
         (["collect", "{dir}/page.html", "--out", "{dir}/o", "--limit", "-1"], "--limit must be at least 1"),
         (["collect", "{dir}/page.html", "--out", "{dir}/o", "--workers", "0"], "--workers must be at least 1"),
+        (["collect", "{dir}/page.html", "--out", "{dir}/o", "--cache", "{dir}/existing.txt"],
+         "--cache {dir}/existing.txt is a file; give a folder"),
         (["collect", "{dir}/page.html", "--out", "{dir}/o", "--timeout", "nan"], "--timeout must be a positive number of seconds, not nan"),
         (["import-spider", "{dir}/pages", "--out", "{dir}/existing.txt"], "--out {dir}/existing.txt is a file; give a folder"),
         (["import-spider", "{dir}/pages", "--out", "{dir}/o", "--limit", "-1"], "--limit must be at least 1"),
@@ -149,7 +151,7 @@ def page_files(tmp_path):
         (["rules", "--rules", "{dir}/rules.json", "--apply", "{dir}/folder.json"], "{dir}/folder.json: Is a directory"),
     ],
     ids=["learn out folder", "learn out nowhere", "learn out full disk", "collect out file", "collect url base",
-         "collect url base without host", "collect limit", "collect workers", "collect timeout nan",
+         "collect url base without host", "collect limit", "collect workers", "collect cache file", "collect timeout nan",
          "import out file", "import limit", "import empty folder", "rules folder",
          "apply to folder"],
 )

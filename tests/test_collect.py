@@ -362,6 +362,13 @@ def test_disk_cache_reuses_rendered_pages(tmp_path):
     assert len(list(tmp_path.rglob("*.json.gz"))) == 2
 
 
+def test_a_cache_that_cannot_be_written_does_not_stop_the_batch(tmp_path):
+    (tmp_path / "file").write_text("in the way")
+    with Collector(workers=1, cache_dir=tmp_path / "file" / "cache") as collector:
+        outcomes = collector.run_many([stored("inline.html"), stored("nested.html")], progress=False)
+    assert [texts(outcome.page)[0][:9] for outcome in outcomes] == ["The quick", "Intro tex"]
+
+
 def test_serialized_dom_on_request():
     with Collector(workers=1, include_html=True) as collector:
         page = collector.collect_stored(BASE + "inline.html", (FIXTURES / "inline.html").read_bytes())

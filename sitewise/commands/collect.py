@@ -118,8 +118,8 @@ def run(args: argparse.Namespace) -> int:
 def _check_arguments(args: argparse.Namespace) -> None:
     """Refuse, before any page is read or rendered or the ``--out`` folder made, a ``--limit`` or
     ``--workers`` below 1, a ``--timeout`` that is not a positive number (``nan`` timed every page out),
-    and a ``--url-base`` that is no web address with a host (Chromium would refuse every page at it, one
-    by one)."""
+    a ``--cache`` that is a file, and a ``--url-base`` that is no web address with a host (Chromium would
+    refuse every page at it, one by one)."""
     from sitewise.page import PageError, host_of
     from sitewise.urls import is_web_url
 
@@ -129,6 +129,8 @@ def _check_arguments(args: argparse.Namespace) -> None:
         raise ValueError("--workers must be at least 1")
     if not args.timeout > 0:
         raise ValueError(f"--timeout must be a positive number of seconds, not {args.timeout:g}")
+    if args.cache and Path(args.cache).expanduser().exists() and not Path(args.cache).expanduser().is_dir():
+        raise ValueError(f"--cache {args.cache} is a file; give a folder")
     if args.url_base is None:
         return
     if not is_web_url(args.url_base) or any(character.isspace() for character in args.url_base):
