@@ -136,7 +136,7 @@ class Outcome:
     error: CollectError | None
     #: Wall time of this page (context, navigation, load, collection, validation), seconds.
     seconds: float
-    #: Time collect.js took inside the page, milliseconds (None when cached or failed).
+    #: Time collect.js took inside the page, whole milliseconds (None when cached or failed).
     collect_ms: float | None = None
     cached: bool = False
 
@@ -206,12 +206,15 @@ class Collector:
         # "<milliseconds> <page JSON>" (one string crosses the wire far faster than an object tree).
         # The page's style and layout are brought up to date before the clock starts: a stored page
         # is never drawn, so nothing has laid it out yet, while in a reader's browser it has been.
+        # Layout and clock are the collector's pristine built-ins: pages replace performance.now,
+        # getBoundingClientRect or toFixed too, and collecting them failed.
         self._evaluate_js = (
             "(options) => {\n" + self._source + "\n"
-            "document.documentElement.getBoundingClientRect();\n"
-            "const started = performance.now();\n"
+            "const builtins = window.sitewiseBuiltins, clock = builtins.realm.Date;\n"
+            "builtins.boxOf(document.documentElement);\n"
+            "const started = clock.now();\n"
             "const json = window.sitewiseCollectJSON(options);\n"
-            "return (performance.now() - started).toFixed(1) + ' ' + json;\n}"
+            "return (clock.now() - started) + ' ' + json;\n}"
         )
         self._options = {"collector": "playwright", "includeHtml": include_html, "styleTable": True}
         self._loop: asyncio.AbstractEventLoop | None = None

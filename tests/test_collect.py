@@ -442,6 +442,8 @@ BUILT_IN_PATCHES = {
                    " document.createElement = function () { return null; };"
                    " Element.prototype.getAttribute = function () { return null; };"
                    " Element.prototype.getBoundingClientRect = function () { return {left: 0, top: 0, width: 0, height: 0}; };",
+    "clock-and-layout": "performance.now = function () { throw new Error('p'); }; Number.prototype.toFixed = function () { return {}; };"
+                        " Element.prototype.getBoundingClientRect = function () { throw new Error('b'); };",
 }
 
 
