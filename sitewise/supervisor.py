@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import collections
 import errno
+import fcntl
 import json
 import logging
 import os
@@ -38,7 +39,7 @@ import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import IO, Callable
 
 import redis
 
@@ -70,6 +71,10 @@ STATUS_FILE = "up-status.json"
 #: Where our gunicorn master writes its pid once it holds its port (in the data directory): until then an
 #: answer on the port may be another program's.
 WEB_BOUND_FILE = "web-bound.pid"
+#: Locked (``flock``, holding our pid) while ``sitewise up`` runs, in the data directory: a second run on the
+#: same directory would start a second redis-server on the same files (two servers appending to one
+#: append-only file, the second taking over the socket) and remove the first one's files when it stops.
+LOCK_FILE = "up.lock"
 #: After the grace period a worker's job is abandoned to RQ (second SIGTERM: the work-horse is killed and
 #: the job requeued); this long more, and the worker is killed outright.
 FORCED_STOP_S = 10.0
@@ -185,6 +190,7 @@ class Supervisor:
         self._redis_checked_at = 0.0
         self._redis_probe: redis.Redis | None = None  # made on first use; reconnects by itself
         self._status: dict[str, object] = {}
+        self._lock: IO[str] | None = None  # the data directory's lock, held from start to stop
 
     # -- public ----------------------------------------------------------------------------------
 
@@ -215,9 +221,9 @@ class Supervisor:
     # -- start -----------------------------------------------------------------------------------
 
     def start(self) -> None:
+        self._lock_data_dir()
         ensure_port_free(self.options.host, self.options.port)
         self._start_redis()
-        self.bound_path.parent.mkdir(parents=True, exist_ok=True)  # with REDIS_URL nothing else made it
         env = self._child_env()
         self.web = Child("web", self._gunicorn_argv(), env, hurry_signal=signal.SIGQUIT, kill_orphans=True)
         self._launch(self.web)
@@ -229,6 +235,30 @@ class Supervisor:
             self._launch(worker)
         self._wait_for_workers()
         log.info("sitewise is up: open %s/ to install the bookmarklet; Ctrl-C stops everything", self.base_url)
+
+    def _lock_data_dir(self) -> None:
+        """Hold the data directory for this run, or RuntimeError: another ``sitewise up`` holds it (its pid
+        named), or it cannot be written (read-only, another user's)."""
+        data_dir = Path(self.settings.data_dir)
+        try:
+            data_dir.mkdir(parents=True, exist_ok=True)
+            lock = open(data_dir / LOCK_FILE, "a+")
+        except OSError as exc:
+            raise RuntimeError(f"cannot use the data directory {data_dir}: {exc.strerror}") from None
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            lock.seek(0)
+            holder = lock.read().strip() or "?"
+            lock.close()
+            raise RuntimeError(
+                f"the data directory {data_dir} is in use by another sitewise up (pid {holder}): stop it, or "
+                "choose another --data-dir"
+            ) from None
+        lock.truncate(0)
+        lock.write(str(os.getpid()))
+        lock.flush()
+        self._lock = lock
 
     def _start_redis(self) -> None:
         if self.redis_url:
@@ -481,8 +511,10 @@ class Supervisor:
             self.embedded.stop()
             log.info("redis: stopped; data is in %s", self.embedded.data_dir)
         self.selector.close()
-        self.status_path.unlink(missing_ok=True)
-        self.bound_path.unlink(missing_ok=True)
+        if self._lock is not None:  # else the files are another run's, or there are none
+            self.status_path.unlink(missing_ok=True)
+            self.bound_path.unlink(missing_ok=True)
+            self._lock.close()  # releases the data directory
         log.info("sitewise stopped")
 
     def _stop_children(self, children: list[Child], grace: float) -> None:

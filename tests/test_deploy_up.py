@@ -257,3 +257,31 @@ def _listener(port: int) -> socket.socket | None:
 def test_up_refuses_bad_options(args):
     result = subprocess.run([sys.executable, "-m", "sitewise", "up", *args], capture_output=True, text=True, timeout=60)
     assert result.returncode == 2 and "error" in result.stderr
+
+
+def test_a_second_up_on_the_same_data_dir_is_refused_and_leaves_the_first_one_running(tmp_path):
+    """Two runs on one data directory would run two redis-servers on one append-only file (the second
+    taking over the socket), and the second would remove the first one's socket and status file as it
+    stopped."""
+    data = tmp_path / "data"
+    with sitewise_up(data, "--workers", "1", "--web-processes", "1") as up:
+        result = subprocess.run(
+            [sys.executable, "-m", "sitewise", "up", "--port", str(free_port()), "--data-dir", str(data)],
+            env={k: v for k, v in os.environ.items() if k != "REDIS_URL"}, capture_output=True, text=True, timeout=60,
+        )
+        assert result.returncode == 1, result.stderr
+        assert f"the data directory {data} is in use by another sitewise up (pid {up.process.pid})" in result.stderr
+        assert "embedded redis-server" not in result.stderr
+        assert (data / "redis.sock").exists() and (data / "up-status.json").exists()
+        assert http("GET", f"{up.base_url}/healthz")[0] == 200
+        assert up.stop() == 0
+
+
+def test_up_names_a_data_dir_it_cannot_use(tmp_path, monkeypatch, caplog):
+    (tmp_path / "file").write_text("")
+    monkeypatch.delenv("REDIS_URL", raising=False)
+    with caplog.at_level(logging.INFO, logger="sitewise.up"):
+        status = Supervisor(Settings(data_dir=str(tmp_path / "file" / "data")), UpOptions(port=free_port())).run()
+    assert status == 1
+    assert f"cannot use the data directory {tmp_path / 'file' / 'data'}: Not a directory" in caplog.text
+    assert "embedded redis-server" not in caplog.text
