@@ -6,8 +6,12 @@ Command-line options override these; ``SITEWISE_WEB_PROCESSES`` and ``SITEWISE_W
 """
 from __future__ import annotations
 
+import logging
 import os
+import sys
 from pathlib import Path
+
+from gunicorn.glogging import Logger
 
 from sitewise.config import Settings, integer_from_env
 
@@ -39,9 +43,18 @@ errorlog = "-"
 #: string, the referer (the page a reader is reading) or the user agent.
 access_log_format = '%(t)s "%(m)s %(U)s" %(s)s %(b)s %(M)sms'
 loglevel = os.environ.get("SITEWISE_LOG_LEVEL", "info")
+#: The app's own log lines (each write, errors, the store going away), as ``sitewise`` and the workers write theirs.
+APP_LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 #: Recent gunicorn opens a control socket at one fixed path per user, so two servers on one machine (tests,
 #: benchmarks, several deployments) would fight over it; sitewise does not use it.
 control_socket_disable = True
+
+
+def on_starting(server) -> None:
+    """gunicorn's hook, in the master before it forks the web processes (which inherit this): the app's log
+    goes to stderr at ``SITEWISE_LOG_LEVEL``. gunicorn sets up only its own loggers; without this the app
+    logged nothing below WARNING (no write was logged) and its warnings without time, level or name."""
+    logging.basicConfig(level=Logger.LOG_LEVELS.get(loglevel.lower(), logging.INFO), format=APP_LOG_FORMAT, stream=sys.stderr)
 
 
 def when_ready(server) -> None:

@@ -20,7 +20,7 @@ from sitewise.config import Settings
 from sitewise.redis_conn import EmbeddedRedis
 from sitewise.sample_site import generate_site
 
-from reliability_support import free_port, http, status_of, wait_for
+from reliability_support import free_port, http, page_dict, status_of, wait_for
 
 ROOT = Path(__file__).resolve().parent.parent
 COMPOSE = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
@@ -203,6 +203,26 @@ def test_compose_commands_run_as_a_system(tmp_path):
             for log in logs.values():
                 log.close()
     assert codes == {"web": 0, "worker-1": 0, "worker-2": 0}, {n: (tmp_path / f"{n}.log").read_text()[-2000:] for n in codes}
+
+
+@pytest.mark.parametrize("level, logged", [("info", True), ("warning", False)])
+def test_the_web_service_logs_the_apps_lines_at_the_level_of_the_settings(tmp_path, level, logged):
+    """The app logs each write at INFO (the caller by its pseudonym): under gunicorn too, with time and
+    level, and not below SITEWISE_LOG_LEVEL."""
+    port = free_port()
+    log_path = tmp_path / "web.log"
+    with EmbeddedRedis(tmp_path / "redis", port=free_port()) as redis_server, open(log_path, "wb") as log:
+        env = image_env({**env_of("web", {"SITEWISE_LOG_LEVEL": level}), "REDIS_URL": redis_server.url,
+                         "SITEWISE_DATA_DIR": str(tmp_path / "data"), "SITEWISE_WEB_PROCESSES": "1"})
+        web = subprocess.Popen(local(SERVICES["web"]["command"], port), env=env, stdout=log, stderr=subprocess.STDOUT)
+        try:
+            wait_for(lambda: status_of(f"http://127.0.0.1:{port}/healthz") == 200, 90, "the web server", 0.5)
+            assert http("POST", f"http://127.0.0.1:{port}/api/pages", page_dict("http://logs.test/a"))[0] == 201
+        finally:
+            web.send_signal(signal.SIGTERM)
+            web.wait(timeout=60)
+    written = re.search(r"^\d{4}-\d\d-\d\d [\d:,]+ INFO server: \w+ POST /api/pages 201 ", log_path.read_text(), re.M)
+    assert bool(written) == logged, log_path.read_text()
 
 
 @pytest.mark.browser
