@@ -127,10 +127,7 @@ class Child:
 
     def record_death(self, now: float) -> int:
         """Remember a death; returns how many fell within the crash window."""
-        self.deaths.append(now)
-        while self.deaths and now - self.deaths[0] > CRASH_WINDOW_S:
-            self.deaths.popleft()
-        return len(self.deaths)
+        return remember_within_window(self.deaths, now)
 
     def kill_process_group(self) -> None:
         """SIGKILL whatever still runs in the (dead) child's process group."""
@@ -410,16 +407,26 @@ class Supervisor:
             self._write_status(now)
 
     def _watch_embedded_redis(self, backoff: "_Backoff", now: float) -> None:
-        """The embedded Redis is restarted in place: its append-only file brings every write back. A
-        restart that fails (a full disk, a port taken) is tried again with backoff, never given up."""
-        process = self.embedded.process if self.embedded else None
-        if self.embedded is None or (process is not None and process.poll() is None) or not backoff.due(now):
+        """The embedded Redis is restarted in place: its append-only file brings every write back. Its deaths
+        and failed restarts (a full disk, a port taken) space the restarts out as a part's deaths do, so a
+        Redis that dies again at once (on a full disk it starts, then exits at its first write) is not
+        restarted in a tight loop; it is never given up."""
+        if self.embedded is None:
             return
+        process = self.embedded.process
         if process is not None:
-            log.error(
-                "redis: embedded redis-server (pid %s) %s; restarting it from %s",
-                process.pid, describe_exit(process.returncode), self.embedded.data_dir,
+            if process.poll() is None:
+                return
+            self.embedded.process = None
+            delay = backoff.failed(now)
+            log.log(
+                logging.CRITICAL if backoff.crash_looping else logging.ERROR,
+                "redis: embedded redis-server (pid %s) %s%s; restarting it from %s in %.0f s",
+                process.pid, describe_exit(process.returncode),
+                " — crash-looping" if backoff.crash_looping else "", self.embedded.data_dir, delay,
             )
+        if not backoff.due(now):
+            return
         try:
             self.embedded.start()
         except RuntimeError as exc:
@@ -427,7 +434,6 @@ class Supervisor:
             delay = backoff.failed(now)
             log.critical("redis: could not restart: %s; trying again in %.0f s", exc, delay)
             return
-        backoff.reset()
         log.warning("redis: restarted as pid %s on %s", self.embedded.process.pid, self.redis_shown)
 
     def _check_redis(self, now: float) -> None:
@@ -621,24 +627,34 @@ def restart_delay(failures: int) -> float:
     return min(RESTART_DELAY_S * 2 ** (failures - 1), MAX_RESTART_DELAY_S)
 
 
+def remember_within_window(times: collections.deque[float], now: float) -> int:
+    """Add ``now`` to ``times`` and forget those older than :data:`CRASH_WINDOW_S`; how many are left."""
+    times.append(now)
+    while times and now - times[0] > CRASH_WINDOW_S:
+        times.popleft()
+    return len(times)
+
+
 class _Backoff:
-    """When to try again after failures in a row (see :func:`restart_delay`)."""
+    """When to try again after failures within the crash window: at once after the first (a Redis killed
+    once is back before clients notice), then after :func:`restart_delay` of the failures before it."""
 
     def __init__(self) -> None:
-        self.failures = 0
+        self.failures: collections.deque[float] = collections.deque()
         self.next_at = 0.0
 
     def due(self, now: float) -> bool:
         return now >= self.next_at
 
+    @property
+    def crash_looping(self) -> bool:
+        return len(self.failures) >= CRASH_LOOP_DEATHS
+
     def failed(self, now: float) -> float:
-        self.failures += 1
-        delay = restart_delay(self.failures)
+        failures = remember_within_window(self.failures, now)
+        delay = restart_delay(failures - 1) if failures > 1 else 0.0
         self.next_at = now + delay
         return delay
-
-    def reset(self) -> None:
-        self.failures, self.next_at = 0, 0.0
 
 
 def _http_status(url: str) -> int | None:

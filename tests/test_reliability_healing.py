@@ -5,10 +5,12 @@ clients, malformed chunked bodies, a hostile Host header."""
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
 import signal
 import socket
+import subprocess
 import time
 
 import pytest
@@ -16,8 +18,11 @@ import redis
 from rq.job import Job
 from rq.registry import FinishedJobRegistry
 
+from sitewise import supervisor as supervisor_module
+from sitewise.config import Settings
 from sitewise.redis_conn import EmbeddedRedis, connect
 from sitewise.store import Store
+from sitewise.supervisor import Supervisor, UpOptions
 from sitewise.worker.queue import JOB_SERIALIZER, learn_queue
 
 from reliability_support import (
@@ -144,6 +149,37 @@ def test_an_embedded_redis_that_cannot_restart_is_tried_again_until_it_can(tmp_p
         assert up.process.poll() is None
         assert Store(connect(f"unix://{data / 'redis.sock'}?db=0")).page_keys("embedded.example") == ["https://embedded.example/a"]
     assert up.exit_code == 0, up.log
+
+
+class _DiesAtOnce:
+    """An embedded Redis on a full disk: it starts, then exits at its first write (AOF short write)."""
+
+    def __init__(self, data_dir) -> None:
+        self.data_dir = data_dir
+        self.starts = 0
+        self.process = subprocess.Popen(["false"])
+        self.process.wait()
+
+    def start(self) -> "_DiesAtOnce":
+        self.starts += 1
+        self.process = subprocess.Popen(["false"])
+        self.process.wait()
+        return self
+
+
+def test_an_embedded_redis_that_dies_at_once_after_each_restart_is_restarted_with_backoff(tmp_path, caplog):
+    """Before, each restart that succeeded reset the backoff: on a full disk Redis was restarted at every
+    look of the watch loop (about 30 restarts in 25 s, measured), each one reloading its append-only file."""
+    supervisor = Supervisor(Settings(data_dir=str(tmp_path)), UpOptions())
+    supervisor.embedded = _DiesAtOnce(tmp_path)
+    backoff = supervisor_module._Backoff()
+    with caplog.at_level(logging.INFO, logger="sitewise.up"):
+        for step in range(int(supervisor_module.CRASH_WINDOW_S / supervisor_module.POLL_INTERVAL_S)):
+            supervisor._watch_embedded_redis(backoff, now=step * supervisor_module.POLL_INTERVAL_S)
+    print(f"{supervisor.embedded.starts} restarts in {supervisor_module.CRASH_WINDOW_S:.0f} s")
+    assert supervisor.embedded.starts <= 6  # at once, then after 1, 2, 4, 8 and 16 s
+    assert "restarting it from" in caplog.text and "in 16 s" in caplog.text
+    assert "crash-looping" in caplog.text
 
 
 def test_a_sigkilled_supervisor_leaves_nothing_running_and_the_next_run_has_the_data(tmp_path):
