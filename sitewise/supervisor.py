@@ -45,7 +45,7 @@ import redis
 
 from .config import Settings
 from .processes import stop_with_parent
-from .redis_conn import EmbeddedRedis, display_url
+from .redis_conn import UP_LOCK_FILE, EmbeddedRedis, display_url
 
 log = logging.getLogger("sitewise.up")
 
@@ -71,10 +71,6 @@ STATUS_FILE = "up-status.json"
 #: Where our gunicorn master writes its pid once it holds its port (in the data directory): until then an
 #: answer on the port may be another program's.
 WEB_BOUND_FILE = "web-bound.pid"
-#: Locked (``flock``, holding our pid) while ``sitewise up`` runs, in the data directory: a second run on the
-#: same directory would start a second redis-server on the same files (two servers appending to one
-#: append-only file, the second taking over the socket) and remove the first one's files when it stops.
-LOCK_FILE = "up.lock"
 #: After the grace period a worker's job is abandoned to RQ (second SIGTERM: the work-horse is killed and
 #: the job requeued); this long more, and the worker is killed outright.
 FORCED_STOP_S = 10.0
@@ -234,12 +230,15 @@ class Supervisor:
         log.info("sitewise is up: open %s/ to install the bookmarklet; Ctrl-C stops everything", self.base_url)
 
     def _lock_data_dir(self) -> None:
-        """Hold the data directory for this run, or RuntimeError: another ``sitewise up`` holds it (its pid
-        named), or it cannot be written (read-only, another user's)."""
+        """Hold the data directory for this run (``flock`` on its lock file, which holds our pid), or
+        RuntimeError: another ``sitewise up`` holds it (its pid named), or it cannot be written (read-only,
+        another user's). A second run there would start a second redis-server on the same files (two servers
+        appending to one append-only file, the second taking over the socket) and remove the first one's
+        files as it stopped; the CLI's commands use our Redis while we hold it (``redis_conn.connect``)."""
         data_dir = Path(self.settings.data_dir)
         try:
             data_dir.mkdir(parents=True, exist_ok=True)
-            lock = open(data_dir / LOCK_FILE, "a+")
+            lock = open(data_dir / UP_LOCK_FILE, "a+")
         except OSError as exc:
             raise RuntimeError(f"cannot use the data directory {data_dir}: {exc.strerror}") from None
         try:

@@ -23,7 +23,7 @@ from rq.registry import FinishedJobRegistry, StartedJobRegistry
 from learn_support import sample_pages
 from sitewise.config import Settings
 from sitewise.healthcheck import check_worker
-from sitewise.redis_conn import EmbeddedRedis, display_url
+from sitewise.redis_conn import EmbeddedRedis, connect, display_url
 from sitewise import supervisor as supervisor_module
 from sitewise.supervisor import Supervisor, UpOptions, ensure_port_free
 from sitewise.sample_site import generate_site
@@ -285,3 +285,18 @@ def test_up_names_a_data_dir_it_cannot_use(tmp_path, monkeypatch, caplog):
     assert status == 1
     assert f"cannot use the data directory {tmp_path / 'file' / 'data'}: Not a directory" in caplog.text
     assert "embedded redis-server" not in caplog.text
+
+
+def test_commands_use_the_redis_of_a_sitewise_up_running_in_their_data_dir(tmp_path, monkeypatch):
+    """``sitewise rules``, ``collect``, ``import-spider`` … without REDIS_URL open the data directory's Redis:
+    while ``sitewise up`` runs there, that is its Redis, not a second redis-server on the same files (whose
+    writes the running one would never see, both appending to one append-only file)."""
+    monkeypatch.delenv("REDIS_URL", raising=False)
+    up = Supervisor(Settings(data_dir=str(tmp_path)), UpOptions())
+    up._lock_data_dir()
+    with EmbeddedRedis(tmp_path) as running:
+        client = connect("", tmp_path)
+        client.set("written-by", "a command")
+        assert redis.Redis.from_url(running.url).get("written-by") == b"a command"
+        client.close()
+    up.stop()
