@@ -189,7 +189,7 @@ class Supervisor:
 
     def run(self, on_ready: Callable[["Supervisor"], None] | None = None) -> int:
         """Start everything, watch until asked to stop, then stop everything; 1 if the start failed."""
-        previous = {sig: signal.signal(sig, self._request_stop) for sig in (signal.SIGINT, signal.SIGTERM)}
+        previous = {sig: signal.signal(sig, self._request_stop) for sig in stop_signals()}
         failed = False
         try:
             self.start()
@@ -618,6 +618,14 @@ def ensure_port_free(host: str, port: int, option: str = "--port") -> None:
                     f"port {port} on {host} is in use by another program: stop it, or choose another port with {option}"
                 ) from None
             raise RuntimeError(f"cannot listen on {host} port {port}: {exc.strerror}") from None
+
+
+def stop_signals() -> list[signal.Signals]:
+    """The signals that stop everything in order: Ctrl-C, SIGTERM, and the hang-up of a closed terminal or
+    SSH session (which would otherwise end us at once, unlogged, our children stopped all together by the
+    kernel) unless it is ignored, as under ``nohup``."""
+    hang_up = [] if signal.getsignal(signal.SIGHUP) is signal.SIG_IGN else [signal.SIGHUP]
+    return [signal.SIGINT, signal.SIGTERM, *hang_up]
 
 
 def restart_delay(failures: int) -> float:

@@ -137,6 +137,22 @@ def test_ctrl_c_lets_a_learning_job_finish_and_data_survives_a_restart(tmp_path,
         assert connection.ping()  # not ours to stop
 
 
+def test_a_hang_up_stops_everything_in_order(tmp_path):
+    """The terminal or SSH session of ``sitewise up`` closed (SIGHUP): before, it died at once without a
+    line, its children all stopped together by the kernel (Redis before the workers' jobs), its status
+    file left behind."""
+    data = tmp_path / "data"
+    with sitewise_up(data, "--workers", "1", "--web-processes", "1") as up:
+        everything = descendants(up.process.pid)
+        up.process.send_signal(signal.SIGHUP)
+        up.process.wait(timeout=60)
+        log = up.log
+    assert up.process.returncode == 0, log
+    assert "SIGHUP: stopping" in log
+    assert log.index("worker-1 (pid") < log.index("redis: stopped") < log.index("sitewise stopped")
+    assert pids_alive(everything) == [] and not (data / "up-status.json").exists()
+
+
 def test_up_refuses_an_unreachable_redis_url_without_showing_its_password(tmp_path):
     result = subprocess.run(
         [sys.executable, "-m", "sitewise", "up", "--port", "1", "--data-dir", str(tmp_path)],
