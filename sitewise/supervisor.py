@@ -2,8 +2,9 @@
 
 Phases, in the order they run:
 
-1. **start** — the web server's port must be free (an answer from another program there must never be
-   taken for ours); Redis (embedded, unless ``REDIS_URL`` names one), then the web server under gunicorn,
+1. **start** — the data directory must be ours alone (locked while we run: another ``sitewise up`` there
+   would run a second Redis on the same files) and the web server's port free (an answer from another
+   program there must never be taken for ours); Redis (embedded, unless ``REDIS_URL`` names one), then the web server under gunicorn,
    then the workers; each part is checked ready before the next starts, and the log says where it listens.
    The web server is ready once it has said it holds the port (its pid in ``web-bound.pid``) and
    ``/healthz`` answers.
