@@ -63,6 +63,11 @@ CRASH_WINDOW_S = 60.0
 #: because Redis is briefly away should not spin) up to the cap (so it is back soon after the cause is).
 RESTART_DELAY_S = 1.0
 MAX_RESTART_DELAY_S = 30.0
+#: The embedded Redis is restarted at once after this many deaths within ``CRASH_WINDOW_S`` (one killed
+#: now and then, by the OOM killer or an operator, is back before clients notice: every pause is time
+#: uploads are answered 503), and with backoff after more (one that dies at its first write, on a full
+#: disk, is not restarted in a tight loop, reloading its append-only file each time).
+IMMEDIATE_REDIS_RESTARTS = 3
 #: How often the watch loop checks that Redis answers (for the status file and the log).
 REDIS_CHECK_INTERVAL_S = 2.0
 #: A Redis check must not hold up the relay of the children's output.
@@ -644,8 +649,8 @@ def remember_within_window(times: collections.deque[float], now: float) -> int:
 
 
 class _Backoff:
-    """When to try again after failures within the crash window: at once after the first (a Redis killed
-    once is back before clients notice), then after :func:`restart_delay` of the failures before it."""
+    """When to try again after failures within the crash window: at once after the first
+    :data:`IMMEDIATE_REDIS_RESTARTS`, then after :func:`restart_delay` of the failures beyond them."""
 
     def __init__(self) -> None:
         self.failures: collections.deque[float] = collections.deque()
@@ -660,7 +665,7 @@ class _Backoff:
 
     def failed(self, now: float) -> float:
         failures = remember_within_window(self.failures, now)
-        delay = restart_delay(failures - 1) if failures > 1 else 0.0
+        delay = restart_delay(failures - IMMEDIATE_REDIS_RESTARTS) if failures > IMMEDIATE_REDIS_RESTARTS else 0.0
         self.next_at = now + delay
         return delay
 
