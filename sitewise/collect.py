@@ -10,8 +10,8 @@ A *stored* page (bytes saved earlier) is served at its own URL with no network: 
 request is answered with the stored bytes and a content security policy under which the page refuses
 every other request itself, so ``location``, relative links and the site are those of the original
 page. Page scripts run (as in the reader's browser); a script or meta refresh that navigates away is
-answered with 204 No Content, which keeps the stored page, popups are refused, and dialogs are
-dismissed. Stored pages are laid out but never drawn.
+answered with 204 No Content, which keeps the stored page, popups are refused, WebRTC peer
+connections do not exist, and dialogs are dismissed. Stored pages are laid out but never drawn.
 
 Rendered stored pages can be cached on disk (``cache_dir``), keyed by everything that shapes the
 result: the collector source, URL, bytes, content type, viewport and options.
@@ -501,6 +501,13 @@ OFFLINE_POLICY = (
     "style-src 'unsafe-inline' data: blob:; img-src data: blob:; font-src data: blob:; "
     "media-src data: blob:; worker-src blob:; form-action 'none'"
 )
+#: Run in every frame of a stored page before the page's own scripts (each new document's window,
+#: iframes made by script included, so a fresh iframe's pristine copy is gone too): WebRTC sends STUN over
+#: UDP and TURN over TCP to any host past both the content security policy and the document
+#: interception, and no Chromium switch stops it in both binaries (docs/collector.md). A peer
+#: connection is WebRTC's only way onto the network: the other RTC interfaces cannot be constructed or
+#: only describe one, and workers have none.
+NO_WEBRTC_SCRIPT = "delete window.RTCPeerConnection; delete window.webkitRTCPeerConnection;"
 #: Our name for the main frame's Page.frameStoppedLoading among its lifecycle events.
 STOPPED_LOADING = "stoppedLoading"
 
@@ -551,7 +558,8 @@ class _Tab:
     Stored pages are served through the DevTools protocol: only document requests are paused and
     answered here, and the stored document comes with a content security policy
     (:data:`OFFLINE_POLICY`) under which the page itself refuses every other request before it is
-    made. A page asks for some forty images, scripts and styles; answering each in Python cost more
+    made; WebRTC, which that policy does not govern, is taken from every frame
+    (:data:`NO_WEBRTC_SCRIPT`). A page asks for some forty images, scripts and styles; answering each in Python cost more
     CPU than rendering, and even refusing them by URL (``Network.setBlockedURLs``) needs the Network
     domain, whose events (two or three per request) cost Python more than collect.js costs the page.
     """
@@ -608,6 +616,7 @@ class _Tab:
             await tab._allow_scripts(javascript)
             if offline:
                 await tab.send("Fetch.enable", {"patterns": [{"urlPattern": "*", "resourceType": "Document"}]})
+                await tab.send("Page.addScriptToEvaluateOnNewDocument", {"source": NO_WEBRTC_SCRIPT})
             return tab
         except BaseException:
             await _dispose_context(browser, context_id)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import socket
 import time
 from pathlib import Path
@@ -307,6 +308,44 @@ def test_popups_of_stored_pages_fetch_nothing(executable):
         assert requested == []
         # the same browser still loads live pages
         assert texts(collector.collect_url(base + "/live")) == ["Fetched from the network."]
+
+
+#: How long the WebRTC page below holds its load event: ICE gathering sends its first STUN packet and
+#: opens its TURN connection within milliseconds, well before the collector reads the page.
+RTC_HOLD_MS = 500
+#: Waited after collection for packets sent late.
+RTC_GRACE_S = 0.5
+
+
+@pytest.mark.parametrize("executable", [path for path in (HEADLESS_SHELL, FULL_CHROMIUM) if os.path.exists(path)])
+def test_webrtc_of_stored_pages_reaches_nothing(executable):
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as stun, socket.socket() as turn:
+        stun.bind(("127.0.0.1", 0))
+        turn.bind(("127.0.0.1", 0))
+        turn.listen()
+        servers = json.dumps({"iceServers": [
+            {"urls": f"stun:127.0.0.1:{stun.getsockname()[1]}"},
+            {"urls": f"turn:127.0.0.1:{turn.getsockname()[1]}?transport=tcp", "username": "u", "credential": "p"},
+        ]})
+        # A peer connection in the page, in an iframe made by script (a fresh realm's constructor) and
+        # in a srcdoc iframe; the open iframe document holds the page's load while ICE gathers.
+        connect = f"function connect(realm) {{ const pc = new realm.RTCPeerConnection({servers}); " \
+                  "pc.createDataChannel('x'); pc.setLocalDescription(); }"
+        body = f"""<p>Article</p><iframe id=hold></iframe>
+            <iframe srcdoc="<script>{connect.replace('"', '&quot;')}; connect(window)</script>"></iframe>
+            <script>
+            hold.contentDocument.open();
+            setTimeout(() => hold.contentDocument.close(), {RTC_HOLD_MS});
+            {connect}
+            const fresh = document.createElement("iframe");
+            document.body.append(fresh);
+            for (const realm of [window, fresh.contentWindow]) try {{ connect(realm); }} catch (error) {{}}
+            </script>"""
+        with Collector(workers=1, timeout_s=15, executable_path=executable) as collector:
+            page = collector.collect_stored("http://webrtc.test/", body.encode())
+            reached, _, _ = select.select([stun, turn], [], [], RTC_GRACE_S)
+    assert texts(page) == ["Article"]
+    assert reached == []
 
 
 def test_file_urls_are_served_too(collector):
