@@ -10,6 +10,7 @@ import sys
 
 from . import __version__
 from .api import SitewiseError
+from .config import LOG_FORMAT
 
 #: Sub-command modules, in the order ``sitewise --help`` lists them.
 COMMANDS = (
@@ -38,7 +39,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(
         level=logging.DEBUG if args.verbose else logging.INFO,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        format=LOG_FORMAT,
         stream=sys.stderr,
     )
     if not getattr(args, "handler", None):

@@ -1,6 +1,7 @@
 """Configuration from environment variables, with documented defaults (see README: Configuration)."""
 from __future__ import annotations
 
+import logging
 import os
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -15,6 +16,19 @@ FALSE_WORDS = frozenset({"0", "false", "no", "off"})
 class SettingError(SitewiseError, ValueError):
     """An environment variable holds a value its setting cannot take; the message names the variable, the
     value and what it must be."""
+
+
+#: The line every sitewise process logs (the command line, the web processes, the workers).
+LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+#: The services' log level, read as gunicorn reads its own: a level's name in any case, else INFO.
+LOG_LEVEL_VARIABLE = "SITEWISE_LOG_LEVEL"
+_LOG_LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "warning": logging.WARNING, "error": logging.ERROR,
+               "critical": logging.CRITICAL}
+
+
+def log_level_from_env() -> int:
+    """The level the services (the web processes and the workers) log at: ``SITEWISE_LOG_LEVEL``."""
+    return _LOG_LEVELS.get(os.environ.get(LOG_LEVEL_VARIABLE, "info").strip().lower(), logging.INFO)
 
 
 def _default_data_dir() -> str:

@@ -11,9 +11,8 @@ import os
 import sys
 from pathlib import Path
 
-from gunicorn.glogging import Logger
 
-from sitewise.config import Settings, integer_from_env
+from sitewise.config import LOG_FORMAT, LOG_LEVEL_VARIABLE, Settings, integer_from_env, log_level_from_env
 
 #: The app's settings are checked before gunicorn starts: a bad value is then one line naming its variable
 #: (gunicorn's "Error: ..."), not a traceback from every web process that fails to boot.
@@ -42,9 +41,7 @@ errorlog = "-"
 #: bytes and milliseconds. Never the client's address (the app names callers by a salted hash), the query
 #: string, the referer (the page a reader is reading) or the user agent.
 access_log_format = '%(t)s "%(m)s %(U)s" %(s)s %(b)s %(M)sms'
-loglevel = os.environ.get("SITEWISE_LOG_LEVEL", "info")
-#: The app's own log lines (each write, errors, the store going away), as ``sitewise`` and the workers write theirs.
-APP_LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+loglevel = os.environ.get(LOG_LEVEL_VARIABLE, "info")
 #: Recent gunicorn opens a control socket at one fixed path per user, so two servers on one machine (tests,
 #: benchmarks, several deployments) would fight over it; sitewise does not use it.
 control_socket_disable = True
@@ -54,7 +51,7 @@ def on_starting(server) -> None:
     """gunicorn's hook, in the master before it forks the web processes (which inherit this): the app's log
     goes to stderr at ``SITEWISE_LOG_LEVEL``. gunicorn sets up only its own loggers; without this the app
     logged nothing below WARNING (no write was logged) and its warnings without time, level or name."""
-    logging.basicConfig(level=Logger.LOG_LEVELS.get(loglevel.lower(), logging.INFO), format=APP_LOG_FORMAT, stream=sys.stderr)
+    logging.basicConfig(level=log_level_from_env(), format=LOG_FORMAT, stream=sys.stderr)
 
 
 def when_ready(server) -> None:

@@ -2,6 +2,7 @@
 every entry point; the library reads only the settings it needs."""
 from __future__ import annotations
 
+import logging
 import os
 import subprocess
 import sys
@@ -60,3 +61,17 @@ def test_services_refuse_a_bad_setting_in_one_line_without_starting(command, var
     assert result.returncode == 2
     assert f"{variable}='many' is not valid: it must be a whole number" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+
+
+@pytest.mark.parametrize("value, level", [("warning", logging.WARNING), (" DEBUG ", logging.DEBUG), ("loud", logging.INFO)])
+def test_the_workers_log_at_the_services_level(monkeypatch, value, level):
+    """SITEWISE_LOG_LEVEL is the workers' level as well as the web server's (compose passes it to both); a
+    name that is no level is INFO, as gunicorn reads it."""
+    from sitewise.worker import __main__ as worker_main
+
+    chosen = {}
+    monkeypatch.setattr(logging, "basicConfig", lambda **options: chosen.update(options))
+    monkeypatch.setenv("SITEWISE_LOG_LEVEL", value)
+    monkeypatch.setenv("SITEWISE_UPLOADS_PER_MINUTE", "many")  # a bad setting: main() stops right after
+    assert worker_main.main() == 2
+    assert chosen["level"] == level
