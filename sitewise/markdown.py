@@ -94,11 +94,28 @@ def to_markdown(text: str, html: str) -> str:
             lines_of.append((kind, [line.strip()]))
         previous, previous_key = kind, key
     out: list[str] = []
+    open_items: list[int] = []  # the page depths of the list items the current item is nested in, and its own
     for index, (kind, lines) in enumerate(lines_of):
         if index:
-            out.append(_separator(lines_of[index - 1][0], kind))
+            separator = _separator(lines_of[index - 1][0], kind)
+            if separator != "\n":
+                open_items = []  # the list ended: the next item starts one
+            out.append(separator)
+        if kind.kind.startswith("list"):
+            kind = kind._replace(level=_nested_level(open_items, kind.level))
         out.append(_markdown_block(kind, lines))
     return "".join(out)
+
+
+def _nested_level(open_items: list[int], depth: int) -> int:
+    """The Markdown level of a list item at ``depth`` in the page, among the items before it in its list
+    (``open_items``, updated): one deeper than the nearest shallower item, the first at 1. The article
+    keeps some of a page's items only (a menu's "Sport > Soccer" without the levels between), and an item
+    indented past its parent's text by four spaces or more is code to CommonMark, not a list item."""
+    while open_items and open_items[-1] >= depth:
+        open_items.pop()
+    open_items.append(depth)
+    return len(open_items)
 
 
 def _separator(before: LineKind, after: LineKind) -> str:

@@ -13,6 +13,7 @@ import pytest
 
 import sitewise
 from sitewise.api import MAX_HTML_CHARS, MAX_MARKUP_CHARS, markup_chars
+from sitewise.markdown import to_markdown
 from sitewise.metrics import word_prf
 
 from bookmarklet_support import serve_app, serve_html
@@ -472,3 +473,14 @@ def test_importing_sitewise_is_cheap():
     ]
     assert all(heavy.strip() == "[]" for _, heavy in runs)
     assert min(float(elapsed) for elapsed, _ in runs) < MAX_IMPORT_S
+
+
+def test_markdown_nests_the_items_kept_one_level_at_a_time():
+    """An article keeps some of a page's list items only: a deep item after a shallow one, or first in its
+    list, is nested one level under the item before it (at the list's start: not at all), never indented
+    into a code block."""
+    html = ("<html><body><ul><li>Sport<ul><li><ul><li><ul><li>Soccer</li></ul></li></ul></li></ul></li></ul>"
+            "<h2>Fixtures</h2><ul><li><ul><li>Chelsea v Spurs</li><li>Bolton v Wigan</li></ul></li></ul>"
+            "</body></html>")
+    markdown = to_markdown("Sport\nSoccer\nFixtures\nChelsea v Spurs\nBolton v Wigan", html)
+    assert markdown == "- Sport\n   - Soccer\n\n## Fixtures\n\n- Chelsea v Spurs\n- Bolton v Wigan"
