@@ -85,7 +85,7 @@ class Entry:
 
 def read_manifest(path: str | Path, grouping: str = "host") -> list[Entry]:
     """All entries of a manifest file (or of ``DIR/manifest.jsonl`` when given a folder), grouped into
-    sites by ``grouping`` (see :attr:`Entry.group`)."""
+    sites by ``grouping`` (see :attr:`Entry.group`). Ids are unique: one given twice is a ManifestError."""
     path = Path(path)
     if path.is_dir():
         path = path / "manifest.jsonl"
@@ -95,17 +95,24 @@ def read_manifest(path: str | Path, grouping: str = "host") -> list[Entry]:
 
 
 def _entries(path: Path, grouping: str) -> Iterator[Entry]:
+    """The manifest's entries; an id seen before is an error (truths and scores are keyed by id, so a
+    second page of one id would be scored against the other's truth)."""
+    seen: dict[str, int] = {}
     with path.open(encoding="utf-8") as handle:
         for number, line in enumerate(handle, 1):
             if not line.strip():
                 continue
             try:
                 raw = json.loads(line)
-                yield Entry(raw["id"], raw.get("site"), raw.get("url"), raw.get("split"), path.parent, raw, grouping)
+                entry = Entry(raw["id"], raw.get("site"), raw.get("url"), raw.get("split"), path.parent, raw, grouping)
             except KeyError as exc:
                 raise ManifestError(f"{path}:{number}: no {exc} field") from None
             except (json.JSONDecodeError, TypeError) as exc:
                 raise ManifestError(f"{path}:{number}: {exc}") from None
+            if entry.id in seen:
+                raise ManifestError(f"{path}:{number}: id {entry.id!r} is also line {seen[entry.id]}'s")
+            seen[entry.id] = number
+            yield entry
 
 
 def read_bytes(path: Path) -> bytes:

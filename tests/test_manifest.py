@@ -86,3 +86,10 @@ def test_a_few_malformed_bytes_are_replaced_in_the_declared_encoding():
 def test_a_stale_declaration_gives_way_to_bytes_that_are_utf8():
     """Archived pages keep a legacy multi-byte <meta> above bytes re-encoded as UTF-8."""
     assert STRIKE in decode_html(f'<meta charset="gb2312"><p>{STRIKE}</p>'.encode())
+
+
+def test_an_id_given_twice_is_a_clear_error(tmp_path):
+    lines = [{"id": "set/1", "truth": "a.txt"}, {"id": "set/2"}, {"id": "set/1", "truth": "b.txt"}]
+    (tmp_path / "manifest.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    with pytest.raises(ManifestError, match=r"manifest.jsonl:3: id 'set/1' is also line 1's"):
+        read_manifest(tmp_path)
