@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
@@ -79,8 +80,14 @@ class Entry:
         return json.loads(read_bytes(self.root / path)) if path else None
 
     def truth(self) -> str | None:
+        """The truth text, which the manifest format says is UTF-8 (a ManifestError naming the file if not)."""
         path = self.raw.get("truth")
-        return read_bytes(self.root / path).decode("utf-8") if path else None
+        if not path:
+            return None
+        try:
+            return read_bytes(self.root / path).decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ManifestError(f"{self.root / path}: truth is not UTF-8 ({exc})") from None
 
 
 def read_manifest(path: str | Path, grouping: str = "host") -> list[Entry]:
@@ -116,11 +123,17 @@ def _entries(path: Path, grouping: str) -> Iterator[Entry]:
 
 
 def read_bytes(path: Path) -> bytes:
-    """A file's bytes, transparently gunzipped when it ends in ``.gz``."""
+    """A file's bytes, transparently gunzipped when it ends in ``.gz`` (a ManifestError naming the file when
+    it is not gzip or is cut short)."""
     if not path.is_file():
         raise ManifestError(f"missing file {path}")
     data = path.read_bytes()
-    return gzip.decompress(data) if path.suffix == ".gz" else data
+    if path.suffix != ".gz":
+        return data
+    try:
+        return gzip.decompress(data)
+    except (OSError, EOFError, zlib.error) as exc:
+        raise ManifestError(f"{path}: not readable as gzip ({exc})") from None
 
 
 #: A page malformed in every encoding it may be in keeps its declared one (with replacement characters,

@@ -93,3 +93,22 @@ def test_an_id_given_twice_is_a_clear_error(tmp_path):
     (tmp_path / "manifest.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
     with pytest.raises(ManifestError, match=r"manifest.jsonl:3: id 'set/1' is also line 1's"):
         read_manifest(tmp_path)
+
+
+@pytest.mark.parametrize(
+    "name, data, message",
+    [
+        ("page.html.gz", b"<p>not compressed</p>", "page.html.gz: not readable as gzip"),
+        ("page.html.gz", gzip.compress(b"<p>" + b"cut short " * 100 + b"</p>")[:40], "page.html.gz: not readable as gzip"),
+        ("truth.txt", "caf\xe9".encode("latin-1"), "truth.txt: truth is not UTF-8"),
+    ],
+    ids=["plain-named-gz", "cut-short-gz", "latin-1-truth"],
+)
+def test_an_unreadable_file_is_an_error_naming_it(tmp_path, name, data, message):
+    (tmp_path / name).write_bytes(data)
+    line = {"id": "set/1", "html": name} if name.startswith("page") else {"id": "set/1", "truth": name}
+    (tmp_path / "manifest.jsonl").write_text(json.dumps(line))
+    [entry] = read_manifest(tmp_path)
+    read = entry.html if name.startswith("page") else entry.truth
+    with pytest.raises(ManifestError, match=message):
+        read()
