@@ -245,8 +245,14 @@ def _result(
 
 
 def _fields_match(entry: Entry, where: dict[str, str]) -> bool:
-    """The manifest record has each field at the given value (compared as text: ``subset=dev``)."""
-    return all(str(entry.raw.get(name)) == value for name, value in where.items())
+    """The manifest record has each field at the given value, compared as the manifest writes it: text as
+    it is (``subset=dev``), anything else in JSON (``year=2019``, ``truth_mismatch=true``, ``split=null``,
+    which an absent field matches too)."""
+    return all(_as_written(entry.raw.get(name)) == value for name, value in where.items())
+
+
+def _as_written(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value)
 
 
 def evaluate(

@@ -73,6 +73,23 @@ def test_where_selects_pages_by_any_manifest_field_and_keeps_training_pages(tmp_
     assert evaluate(manifest, "remember", where={"subset": "none"}, progress=False).pages == []
 
 
+def test_where_reads_values_other_than_text_as_the_manifest_writes_them(tmp_path, sample_site, remember_extractor):
+    articles = [sample_site.pages[p] for p in sample_site.article_paths[:3]]
+    manifest = write_manifest(tmp_path, "gazette.test", [(page, "test") for page in articles])
+    lines = [json.loads(line) for line in manifest.read_text().splitlines()]
+    lines[0].update(truth_mismatch=True, year=2019)
+    lines[1].update(truth_mismatch=False, year=2020)
+    manifest.write_text("\n".join(json.dumps(line) for line in lines))
+
+    def scored(**where):
+        return [p.id for p in evaluate(manifest, "remember", where=where, progress=False).pages]
+
+    assert scored(truth_mismatch="true") == ["sample/0"]
+    assert scored(truth_mismatch="false") == ["sample/1"]
+    assert scored(truth_mismatch="null", split="test") == ["sample/2"]  # an absent field is null
+    assert scored(year="2020") == ["sample/1"]
+
+
 @pytest.mark.parametrize(
     "group_by, learned_from",
     [

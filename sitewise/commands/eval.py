@@ -21,8 +21,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--only-split", choices=("train", "test"), help="score only pages of this per-site split")
     parser.add_argument(
         "--where", action="append", default=[], metavar="FIELD=VALUE",
-        help="score only pages whose manifest field has this value, e.g. official_split=train or subset=dev "
-        "(repeatable: all must hold)",
+        help="score only pages whose manifest field has this value, e.g. official_split=train, subset=dev or "
+        "truth_mismatch=true (values other than text as JSON writes them; repeatable: all must hold)",
     )
     parser.add_argument(
         "--part", choices=PARTS, default="article",
