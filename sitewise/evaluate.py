@@ -297,24 +297,31 @@ def evaluate(
 
 
 def write_outputs(result: EvalResult, out_dir: str | Path) -> Path:
-    """Write predictions.jsonl, scores.jsonl and report.md into ``out_dir``; returns the report path."""
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    with (out / "predictions.jsonl").open("w", encoding="utf-8") as handle:
-        for page in result.pages:
-            handle.write(json.dumps({"id": page.id, "text": page.text}, ensure_ascii=False) + "\n")
-    with (out / "scores.jsonl").open("w", encoding="utf-8") as handle:
-        for page in result.pages:
-            row = {"id": page.id, "group": page.group, "ms": round(page.ms, 3), "mismatch": page.mismatch}
-            if page.score:
-                row.update(precision=page.score.precision, recall=page.score.recall, f1=page.score.f1)
-            row.update({k: v for k, v in page.info.items() if isinstance(v, (str, int, float, bool))})
-            if page.error:
-                row["error"] = page.error
-            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+    """Write predictions.jsonl, scores.jsonl and report.md into ``out_dir``, each whole or not at all (an
+    error leaves the file that was there); returns the report path."""
+    from .commands.output import output_folder, write_whole
+
+    out = output_folder(Path(out_dir))
+    predictions = [{"id": page.id, "text": page.text} for page in result.pages]
+    write_whole(out / "predictions.jsonl", _json_lines(predictions))
+    write_whole(out / "scores.jsonl", _json_lines(_score_row(page) for page in result.pages))
     report = out / "report.md"
-    report.write_text(render_report(result), encoding="utf-8")
+    write_whole(report, render_report(result))
     return report
+
+
+def _json_lines(rows: Iterable[dict[str, Any]]) -> str:
+    return "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
+
+
+def _score_row(page: PageResult) -> dict[str, Any]:
+    row = {"id": page.id, "group": page.group, "ms": round(page.ms, 3), "mismatch": page.mismatch}
+    if page.score:
+        row.update(precision=page.score.precision, recall=page.score.recall, f1=page.score.f1)
+    row.update({k: v for k, v in page.info.items() if isinstance(v, (str, int, float, bool))})
+    if page.error:
+        row["error"] = page.error
+    return row
 
 
 def render_report(result: EvalResult) -> str:

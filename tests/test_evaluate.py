@@ -141,17 +141,20 @@ def test_all_text_keeps_the_article(tmp_path, sample_site):
         (["--extractor", "mss", "--where", "subset"], "--where takes FIELD=VALUE, not 'subset'"),
         (["--extractor", "mss", "--limit", "-1"], "--limit must be at least 1"),  # (a slice: all pages but one)
         (["--extractor", "mss", "--workers", "0"], "--workers must be at least 1"),
+        (["--extractor", "mss", "--out", "{manifest}"], "--out {manifest} is a file; give a folder"),
     ],
-    ids=["part body", "where", "limit", "workers"],
+    ids=["part body", "where", "limit", "workers", "out a file"],
 )
 def test_bad_arguments_are_refused_before_anything_runs(args, message, tmp_path, sample_site, capsys):
     from sitewise.cli import main
 
     articles = [sample_site.pages[p] for p in sample_site.article_paths[:2]]
     manifest = write_manifest(tmp_path, "gazette.test", [(articles[0], "train"), (articles[1], "test")])
-    assert main(["eval", "--manifest", str(manifest), *args, "--out", str(tmp_path / "o")]) == 2  # bad arguments
-    assert capsys.readouterr().err == f"sitewise eval: error: {message}\n"
-    assert not (tmp_path / "o").exists()  # refused before anything ran or was written
+    args = [arg.format(manifest=manifest) for arg in args]
+    before = manifest.read_bytes()
+    assert main(["eval", "--manifest", str(manifest), "--out", str(tmp_path / "o"), *args]) == 2  # bad arguments
+    assert capsys.readouterr().err == f"sitewise eval: error: {message.format(manifest=manifest)}\n"
+    assert not (tmp_path / "o").exists() and manifest.read_bytes() == before  # refused before anything ran or was written
 
 
 class RememberURL:

@@ -45,6 +45,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..evaluate import DEFAULT_RENDER_CACHE, evaluate, write_outputs
+    from .output import output_folder
 
     if args.part != "article" and args.extractor not in PART_AWARE:
         raise ValueError(f"--part {args.part}: only {', '.join(sorted(PART_AWARE))} tell the heading from the body")
@@ -58,6 +59,7 @@ def run(args: argparse.Namespace) -> int:
         if not equals or not name:
             raise ValueError(f"--where takes FIELD=VALUE, not {condition!r}")
         where[name] = value
+    output_folder(args.out)  # a file given for the folder is refused before the pages are scored
     result = evaluate(
         args.manifest,
         args.extractor,
