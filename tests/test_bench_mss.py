@@ -212,6 +212,11 @@ def test_bad_choices_are_clear_errors(data: Path, tmp_path: Path, capsys: pytest
     assert "unknown set(s) nope" in capsys.readouterr().err
     assert main(["bench", "mss", "--data", str(data), "--folds", "1", "--out", str(tmp_path / "r.md")]) == 2
     assert not (tmp_path / "r.md").exists()
+    capsys.readouterr()
+    assert main(["bench", "mss", "--data", str(data), "--limit", "0", "--out", str(tmp_path / "r.md")]) == 2
+    assert capsys.readouterr().err == "sitewise bench: error: --limit must be at least 1\n"
+    assert main(["bench", "mss", "--data", str(data), "--out", str(tmp_path), *TINY]) == 2  # before any training
+    assert capsys.readouterr().err == f"sitewise bench: error: --out {tmp_path} is a folder; give a file\n"
 
 
 def test_peers_run_side_by_side_with_a_speed_ratio(data: Path, tmp_path: Path):

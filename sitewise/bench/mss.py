@@ -26,6 +26,7 @@ from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
+from ..commands.output import check_output_file, write_whole
 from .mss_report import OLDER_FALLBACKS, SYSTEM, Outcome, PageResult, Run, render, summary_text
 
 if TYPE_CHECKING:
@@ -97,6 +98,8 @@ def run(args: argparse.Namespace) -> int:
     # everything that can be wrong with the input is found before the first page is read
     if args.folds < 2:
         raise ValueError("--folds must be at least 2")
+    if args.limit is not None and args.limit < 1:
+        raise ValueError("--limit must be at least 1")  # 0 read as no limit: the whole run, not a quick one
     training_sets, untouched_sets = bench_sets(args.data)
     trained, untouched = _chosen(training_sets, args.sets), _chosen(untouched_sets, args.sets)
     if args.sets:
@@ -106,6 +109,7 @@ def run(args: argparse.Namespace) -> int:
     pages = {s.label: scored_entries(s, args.limit) for s in (*(training_sets if needs_training else ()), *untouched)}
     settings = _model_settings(args)
     args.out.parent.mkdir(parents=True, exist_ok=True)
+    check_output_file(args.out)
 
     systems, skipped, calls = _systems(args.no_peers)
     names = [SYSTEM, *systems]
@@ -133,7 +137,7 @@ def run(args: argparse.Namespace) -> int:
 
     run_info.minutes = (time.perf_counter() - started) / 60
     run_info.finished, run_info.load_average_end = now(), load_average()
-    args.out.write_text(render(run_info, results), encoding="utf-8")
+    write_whole(args.out, render(run_info, results))
     print(summary_text(run_info, results))
     print(f"wrote {args.out}")
     return 0
