@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
+from ..commands.output import check_output_file, write_whole
 from ..metrics import Summary
 
 log = logging.getLogger(__name__)
@@ -124,7 +125,13 @@ def _prf(scores: Sequence[Any]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    # everything that can be wrong with the arguments is found before the first page is rendered
     sets = [s.strip() for s in args.sets.split(",") if s.strip()]
+    sizes = _sizes(args.sizes)
+    if args.limit_sites is not None and args.limit_sites < 1:
+        raise ValueError("--limit-sites must be at least 1")  # 0 read as no limit: the whole run, not a quick one
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    check_output_file(args.out)
     report: list[str] = ["# Benchmark: learning per-site rules", "", _command_line(args), ""]
     loaded: dict[str, dict[str, Site]] = {}
     for name in sets:
@@ -133,7 +140,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"{name}: no manifest under {manifest}, skipped")
             continue
         loaded[name] = load_sites(manifest, limit_sites=args.limit_sites, workers=args.workers, progress=not args.quiet)
-    sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
+    if not loaded:
+        raise ValueError(f"no set of {', '.join(sets) or 'none given'} has a manifest under {args.data}")
     if args.speed_only:
         speed = [*speed_section(loaded, sizes), f"(Re-timed with `--speed-only`: {_command_line(args)})", ""]
         previous = args.out.read_text(encoding="utf-8").splitlines() if args.out.is_file() else report
@@ -152,10 +160,17 @@ def run(args: argparse.Namespace) -> int:
             report += speed_section(loaded, sizes)
         if args.out.is_file():
             report = keep_written_sections(args.out.read_text(encoding="utf-8").splitlines(), report)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text("\n".join(report).rstrip("\n") + "\n", encoding="utf-8")
+    write_whole(args.out, "\n".join(report).rstrip("\n") + "\n")
     print(f"\nwrote {args.out}")
     return 0
+
+
+def _sizes(text: str) -> list[int]:
+    """``--sizes`` as numbers of pages; a ValueError naming the option for anything else."""
+    sizes = [s.strip() for s in text.split(",") if s.strip()]
+    if not all(s.isdigit() and int(s) > 0 for s in sizes):
+        raise ValueError(f"--sizes takes page counts of 1 or more separated by commas, not {text!r}")
+    return [int(s) for s in sizes]
 
 
 def keep_written_sections(previous: list[str], report: list[str]) -> list[str]:
