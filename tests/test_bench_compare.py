@@ -105,3 +105,23 @@ def test_command_writes_results_and_report_and_redraws_it(manifest, tmp_path, ca
     assert main(["bench", "compare", "--report-only", *common]) == 0
     assert (docs / "benchmarks.md").read_text(encoding="utf-8") == report
     assert "sample sites: " in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--limit", "0"], "--limit must be at least 1"),
+        (["--workers", "0"], "--workers must be at least 1"),
+        (["--docs", "{manifest}"], "--docs {manifest} is a file; give a folder"),
+        (["--results", "{manifest}"], "--results {manifest} is a file; give a folder"),
+    ],
+    ids=["limit", "workers", "docs a file", "results a file"],
+)
+def test_bad_arguments_are_refused_before_any_page_is_scored(manifest, tmp_path, capsys, args, message):
+    a_file = manifest / "manifest.jsonl"
+    args = [arg.format(manifest=a_file) for arg in args]
+    common = ["--results", str(tmp_path / "results"), "--docs", str(tmp_path / "docs")]
+    assert main(["bench", "compare", "--set", str(manifest), "--systems", FAST_PEER, "--render-sample", "0",
+                 "--quiet", *common, *args]) == 2
+    assert capsys.readouterr().err == f"sitewise bench: error: {message.format(manifest=a_file)}\n"
+    assert not (tmp_path / "docs" / "benchmarks.md").exists() and not (tmp_path / "results" / "results.json").exists()

@@ -12,6 +12,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Sequence
 
+from ..commands.output import output_folder
 from .comparison import (
     BASELINES,
     CHATTY_LOGGERS,
@@ -72,6 +73,14 @@ def run(args: argparse.Namespace) -> int:
 
     for name in CHATTY_LOGGERS:
         logging.getLogger(name).setLevel(logging.ERROR)
+    # everything that can be wrong with the arguments is found before the first page is read
+    if args.limit is not None and args.limit < 1:
+        raise ValueError("--limit must be at least 1")  # 0 scored no page and wrote that report over docs/
+    if args.workers < 1:
+        raise ValueError("--workers must be at least 1")
+    output_folder(args.docs, "--docs")
+    if not args.report_only:
+        output_folder(args.results, "--results")
     if args.report_only:
         comparison = Comparison.load(args.results)
     else:

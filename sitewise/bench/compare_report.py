@@ -8,6 +8,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
+from ..commands.output import write_whole
 from .comparison import (
     BASELINES, SITEWISE_SYSTEMS, Comparison, SetRun, SystemRun, best_peer, f1, ordered_systems, peers_of, primary,
 )
@@ -50,7 +51,7 @@ def write_report(comparison: Comparison, docs_dir: Path) -> Path:
         images = []
     path = docs_dir / "benchmarks.md"
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(render(comparison, [p.relative_to(docs_dir).as_posix() for p in images]), encoding="utf-8")
+    write_whole(path, render(comparison, [p.relative_to(docs_dir).as_posix() for p in images]))
     return path
 
 
