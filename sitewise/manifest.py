@@ -105,21 +105,26 @@ def _entries(path: Path, grouping: str) -> Iterator[Entry]:
     """The manifest's entries; an id seen before is an error (truths and scores are keyed by id, so a
     second page of one id would be scored against the other's truth)."""
     seen: dict[str, int] = {}
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            try:
-                raw = json.loads(line)
-                entry = Entry(raw["id"], raw.get("site"), raw.get("url"), raw.get("split"), path.parent, raw, grouping)
-            except KeyError as exc:
-                raise ManifestError(f"{path}:{number}: no {exc} field") from None
-            except (json.JSONDecodeError, TypeError) as exc:
-                raise ManifestError(f"{path}:{number}: {exc}") from None
-            if entry.id in seen:
-                raise ManifestError(f"{path}:{number}: id {entry.id!r} is also line {seen[entry.id]}'s")
-            seen[entry.id] = number
-            yield entry
+    try:
+        # (a BOM, which editors on Windows write, is no part of the first line)
+        text = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ManifestError(f"{path}: not UTF-8 ({exc})") from None
+    # split at line feeds only: JSON strings may hold U+2028 and other breaks str.splitlines splits at
+    for number, line in enumerate(text.split("\n"), 1):
+        if not line.strip():
+            continue
+        try:
+            raw = json.loads(line)
+            entry = Entry(raw["id"], raw.get("site"), raw.get("url"), raw.get("split"), path.parent, raw, grouping)
+        except KeyError as exc:
+            raise ManifestError(f"{path}:{number}: no {exc} field") from None
+        except (json.JSONDecodeError, TypeError) as exc:
+            raise ManifestError(f"{path}:{number}: {exc}") from None
+        if entry.id in seen:
+            raise ManifestError(f"{path}:{number}: id {entry.id!r} is also line {seen[entry.id]}'s")
+        seen[entry.id] = number
+        yield entry
 
 
 def read_bytes(path: Path) -> bytes:

@@ -112,3 +112,13 @@ def test_an_unreadable_file_is_an_error_naming_it(tmp_path, name, data, message)
     read = entry.html if name.startswith("page") else entry.truth
     with pytest.raises(ManifestError, match=message):
         read()
+
+
+def test_a_manifest_saved_with_a_bom_reads_and_one_not_utf8_is_named(tmp_path):
+    entry = {"id": "set/1", "html": "1.html", "title": "Caf\u00e9\u2028menu"}
+    (tmp_path / "manifest.jsonl").write_bytes(b"\xef\xbb\xbf" + json.dumps(entry, ensure_ascii=False).encode() + b"\r\n")
+    [read] = read_manifest(tmp_path / "manifest.jsonl")
+    assert read.id == "set/1" and read.raw["title"] == "Caf\u00e9\u2028menu"  # U+2028 is no line break here
+    (tmp_path / "manifest.jsonl").write_bytes(json.dumps(entry).encode().replace(b"set/1", b"caf\xe9"))
+    with pytest.raises(ManifestError, match="manifest.jsonl: not UTF-8"):
+        read_manifest(tmp_path / "manifest.jsonl")
