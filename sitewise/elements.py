@@ -12,3 +12,9 @@ UNRENDERED = frozenset({
     "script", "style", "template", "svg", "iframe", "audio", "video", "canvas", "select", "datalist", "textarea",
     "noframes", "noembed",
 })
+#: The attribute that makes a ``<template>`` a declarative shadow root, as serialisers write it (``getHTML``
+#: included: lower case). The collector writes a page's open shadow roots so; the fallback and the rules'
+#: HTML path read the content of the host's first such template in the host, not as an inert template.
+SHADOW_ROOT_ATTRIBUTE = "shadowrootmode"
+#: Its values that attach a shadow root; with any other the template stays an inert one.
+SHADOW_ROOT_MODES = frozenset({"open", "closed"})

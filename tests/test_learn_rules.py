@@ -148,6 +148,17 @@ def test_apply_to_html_gives_the_same_words(page):
     assert [e.tag for e in from_html.elements] == ["h1", "div"]
 
 
+def test_an_article_in_a_declarative_shadow_root_is_read_as_rendered(page):
+    # The collector writes an open shadow root as its host's <template shadowrootmode>, and gives its blocks
+    # paths with the host as their parent: the HTML path reads the template's content in the host too.
+    host = '<div id="page"><template shadowrootmode="open">'
+    shadowed = HTML.replace('<div id="page">', host).replace("</aside></div>", "</aside></template></div>")
+    assert host in shadowed and "</template></div>" in shadowed
+    found = apply_rules(RULES, html=shadowed)
+    assert found.confident and found.text == apply_rules(RULES, html=HTML).text
+    assert count_words(found.text) == count_words(apply_rules(RULES, page=page).text)
+
+
 def test_nested_includes_count_text_once(page):
     rules = copy.deepcopy(RULES)
     rules["templates"][1]["include"] = ["article.story", "div.body p", "blockquote"]

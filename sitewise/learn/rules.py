@@ -25,7 +25,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Container, Iterable, Sequence, TypeVar
 
-from ..elements import UNRENDERED
+from ..elements import SHADOW_ROOT_ATTRIBUTE, SHADOW_ROOT_MODES, UNRENDERED
 from ..mojibake import repair_mojibake
 from ..page import Block, Page
 from .selectors import Complex, SelectorError, Step, check_lexbor_reads, lexbor_selector, parse_path, parse_selector
@@ -364,15 +364,45 @@ def _apply_to_blocks(templates: Sequence[dict[str, Any]], blocks: Sequence[Block
 
 
 def _apply_to_html(templates: Sequence[dict[str, Any]], html: str) -> Extraction:
-    from selectolax.lexbor import LexborHTMLParser
-
-    tree = LexborHTMLParser(html)
-    _remove(tree.css(_NEVER_TEXT))
+    tree = _rendered_tree(html)
     template = next((t for t in templates if all(_present(tree, m) for m in t.get("match", []))), None)
     if template is None:
         return Extraction("", None, False, "no template matched")
     elements, parts = _article_lines(tree, template)
     return _conclude(template, drop_repeats(parts, lambda part: part[1], collapsed=True), elements=elements)
+
+
+def _rendered_tree(html: str) -> Any:
+    """The page parsed (selectolax's lexbor) as a browser renders it: its declarative shadow roots in
+    their hosts, without the elements whose text never counts (:data:`_NEVER_TEXT`)."""
+    from selectolax.lexbor import LexborHTMLParser
+
+    tree = LexborHTMLParser(html)
+    if SHADOW_ROOT_ATTRIBUTE in html:  # a substring test spares nearly every page a query
+        _render_shadow_roots(tree.root)
+    _remove(tree.css(_NEVER_TEXT))
+    return tree
+
+
+def _render_shadow_roots(node: Any) -> None:
+    """Put each declarative shadow root's content (:data:`sitewise.elements.SHADOW_ROOT_ATTRIBUTE`) in its
+    host in place of its ``<template>``, the host's own children staying beside it (as
+    :mod:`sitewise.mss.tokenize` does): the collector gives the blocks of a shadow tree paths with its host
+    as their parent, so rules learned from them select it there. A template's content is a fragment of its
+    own, out of the tree's reach; shadow roots nested in it are rendered first (a moved template loses its
+    content)."""
+    hosts: set[int] = set()
+    for template in node.css(f"template[{SHADOW_ROOT_ATTRIBUTE}]"):
+        host = template.parent
+        mode = (template.attributes.get(SHADOW_ROOT_ATTRIBUTE) or "").strip().lower()
+        if mode not in SHADOW_ROOT_MODES or host is None or host.mem_id in hosts:
+            continue
+        hosts.add(host.mem_id)
+        for content in template.template_fragments()[:1]:
+            _render_shadow_roots(content)
+            for child in list(content.iter(include_text=True)):
+                template.insert_before(child)
+        template.decompose()
 
 
 def _article_lines(tree: Any, template: dict[str, Any]) -> tuple[list[Any], list[tuple[str, str]]]:
@@ -492,10 +522,7 @@ def page_lines(html: str) -> list[tuple[str, Any, bool]]:
     """Every line of a page's visible text as :func:`element_lines` groups an element's, each with the
     block-level node it belongs to (which tells a heading, a list item or a quote: ``sitewise.markdown``)
     and whether it goes on that node's previous line after one ``<br>`` (a line break, not a new block)."""
-    from selectolax.lexbor import LexborHTMLParser
-
-    tree = LexborHTMLParser(html)
-    _remove(tree.css(_NEVER_TEXT))
+    tree = _rendered_tree(html)
     root = tree.body or tree.root
     return _lines_and_blocks(root) if root is not None else []
 

@@ -20,7 +20,7 @@ from typing import Callable
 import numpy as np
 from lxml import etree
 
-from ..elements import UNRENDERED
+from ..elements import SHADOW_ROOT_ATTRIBUTE, SHADOW_ROOT_MODES, UNRENDERED
 from ..errors import InputError
 
 #: Tags kept by name; anything else (custom elements, typos, namespaced tags) becomes <UNKNOWN>, as in
@@ -273,11 +273,6 @@ _TITLE_CLOSE = re.compile(r"</title\s*>", re.IGNORECASE)
 #: evaluation sets, two for the worse (servers and scripts append a stray footer, trackers or hidden links
 #: there). An early ``</body>`` loses nothing: libxml2 reads on, beside the body.
 _HTML_END_TAG = re.compile(r"</html\b[^>]*>", re.IGNORECASE)
-#: The attribute that makes a ``<template>`` a declarative shadow root, as serialisers write it (``getHTML``
-#: included: lower case).
-_SHADOW_ROOT_ATTRIBUTE = "shadowrootmode"
-#: Its values that attach a shadow root; with any other the template stays an inert one.
-_SHADOW_ROOT_MODES = frozenset({"open", "closed"})
 #: The name a declarative shadow root's template is given for the moment before it is unwrapped.
 _UNWRAPPED = "sitewise-shadow-root"
 
@@ -311,9 +306,9 @@ def _without_early_html_end_tags(html: str) -> str:
 
 
 def _may_declare_shadow_roots(html: str | bytes) -> bool:
-    """Whether the page names :data:`_SHADOW_ROOT_ATTRIBUTE`: a substring test (~0.4 ms a MB) that spares
+    """Whether the page names :data:`SHADOW_ROOT_ATTRIBUTE`: a substring test (~0.4 ms a MB) that spares
     the pages without one (nearly all) a walk over their tree."""
-    return (_SHADOW_ROOT_ATTRIBUTE if isinstance(html, str) else _SHADOW_ROOT_ATTRIBUTE.encode()) in html
+    return (SHADOW_ROOT_ATTRIBUTE if isinstance(html, str) else SHADOW_ROOT_ATTRIBUTE.encode()) in html
 
 
 def _render_shadow_roots(root: etree._Element) -> None:
@@ -323,7 +318,7 @@ def _render_shadow_roots(root: etree._Element) -> None:
     hosts = set()
     for template in root.iter("template"):
         host = template.getparent()
-        if template.get(_SHADOW_ROOT_ATTRIBUTE, "").strip().lower() in _SHADOW_ROOT_MODES and host not in hosts:
+        if template.get(SHADOW_ROOT_ATTRIBUTE, "").strip().lower() in SHADOW_ROOT_MODES and host not in hosts:
             hosts.add(host)
             template.tag = _UNWRAPPED
     if hosts:
