@@ -57,6 +57,17 @@ def test_validate_accepts_a_good_rule_set_and_names_bad_fields():
         (lambda r: r["templates"][0].pop("name"), "templates[0].name"),
         (lambda r: r.update(confidence=2), "confidence"),
         (lambda r: r.update(exclude="div.ad"), "exclude"),
+        # JSON's true and 1.0 are no whole numbers (Python counts a bool as an int)
+        (lambda r: r["templates"][0].update(words=[True, 100]), "templates[0].words"),
+        (lambda r: r["templates"][0].update(words=[1.0, 100]), "templates[0].words"),
+        (lambda r: r.update(format=True), "format"),
+        (lambda r: r.update(format=1.0), "format"),
+        (lambda r: r.update(confidence=True), "confidence"),
+        (lambda r: r.update(pages_learned=True), "pages_learned"),
+        (lambda r: r.update(unlearned_pages="2"), "unlearned_pages"),
+        (lambda r: r.update(version="3"), "version"),
+        (lambda r: r.update(version=0), "version"),
+        (lambda r: r["templates"][1].update(pages=-1), "templates[1].pages"),
     ]
     for change, field in cases:
         rules = copy.deepcopy(RULES)

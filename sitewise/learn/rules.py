@@ -114,8 +114,9 @@ def validate_rules(data: Any) -> dict[str, Any]:
     """Check a rule set (e.g. from JSON) and return it; raises :class:`RulesError` naming the bad field."""
     if not isinstance(data, dict):
         raise RulesError("(rules)", "must be a JSON object")
-    if data.get("format", RULES_FORMAT) != RULES_FORMAT:
-        raise RulesError("format", f"unsupported rules format {data.get('format')!r}")
+    rules_format = data.get("format", RULES_FORMAT)
+    if not _is_count(rules_format) or rules_format != RULES_FORMAT:
+        raise RulesError("format", f"unsupported rules format {rules_format!r}")
     if not isinstance(data.get("site"), str) or not data["site"]:
         raise RulesError("site", "must be a non-empty string")
     learned_from = data.get("sites_learned", [])
@@ -138,17 +139,27 @@ def validate_rules(data: Any) -> dict[str, Any]:
         _selector_list(template.get("heading", []), f"{where}.heading", allow_empty=True)
         words = template.get("words")
         if not (
-            isinstance(words, list) and len(words) == 2 and all(isinstance(w, int) and w >= 0 for w in words)
-            and words[0] <= words[1]
+            isinstance(words, list) and len(words) == 2 and all(map(_is_count, words)) and words[0] <= words[1]
         ):
             raise RulesError(f"{where}.words", "must be [min, max] whole numbers, min <= max")
-    for key in ("pages_learned",):
-        if not isinstance(data.get(key, 0), int) or data.get(key, 0) < 0:
+        if not _is_count(template.get("pages", 0)):
+            raise RulesError(f"{where}.pages", "must be a non-negative integer")
+    for key in ("pages_learned", "unlearned_pages"):
+        if not _is_count(data.get(key, 0)):
             raise RulesError(key, "must be a non-negative integer")
+    version = data.get("version", 1)
+    if not _is_count(version) or version < 1:
+        raise RulesError("version", "must be a positive integer")
     confidence = data.get("confidence", 0.0)
-    if not isinstance(confidence, (int, float)) or not 0 <= confidence <= 1:
+    if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or not 0 <= confidence <= 1:
         raise RulesError("confidence", "must be a number from 0 to 1")
     return data
+
+
+def _is_count(value: Any) -> bool:
+    """Whether a field's value is a whole number from 0 up, as JSON writes one: not a bool (which Python
+    counts as an int: ``"words": [true, 100]`` would be the range 1-100) nor a float."""
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
 def _selector_list(value: Any, where: str, *, allow_empty: bool) -> None:
