@@ -55,6 +55,7 @@ def test_validate_accepts_a_good_rule_set_and_names_bad_fields():
         (lambda r: r["templates"][1].update(include=["div:hover"]), "templates[1].include[0]"),
         (lambda r: r["templates"][0].update(words=[5, 1]), "templates[0].words"),
         (lambda r: r["templates"][0].pop("name"), "templates[0].name"),
+        (lambda r: r["templates"][1].update(name="gallery"), "templates[1].name"),
         (lambda r: r.update(confidence=2), "confidence"),
         (lambda r: r.update(exclude="div.ad"), "exclude"),
         # JSON's true and 1.0 are no whole numbers (Python counts a bool as an int)

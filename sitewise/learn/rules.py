@@ -127,12 +127,16 @@ def validate_rules(data: Any) -> dict[str, Any]:
     templates = data.get("templates")
     if not isinstance(templates, list):
         raise RulesError("templates", "must be a list")
+    names: set[str] = set()  # an extraction reports its template by name: two of one name are one to the reader
     for index, template in enumerate(templates):
         where = f"templates[{index}]"
         if not isinstance(template, dict):
             raise RulesError(where, "must be an object")
         if not isinstance(template.get("name"), str) or not template["name"]:
             raise RulesError(f"{where}.name", "must be a non-empty string")
+        if template["name"] in names:
+            raise RulesError(f"{where}.name", f"{template['name']!r} names an earlier template too")
+        names.add(template["name"])
         _selector_list(template.get("match"), f"{where}.match", allow_empty=True)
         _selector_list(template.get("include"), f"{where}.include", allow_empty=False)
         _selector_list(template.get("exclude", []), f"{where}.exclude", allow_empty=True)
