@@ -171,6 +171,16 @@ def test_an_article_in_a_declarative_shadow_root_is_read_as_rendered(page):
     assert count_words(found.text) == count_words(apply_rules(RULES, page=page).text)
 
 
+@pytest.mark.parametrize("selector", ["html article.story", "html > body > div#page > article.story"])
+def test_a_selector_from_the_root_element_selects_on_blocks_as_on_html(page, selector):
+    # A block's path starts at body; html is its parent on the page and in the browser.
+    rules = copy.deepcopy(RULES)
+    rules["templates"][1].update(match=[selector], include=[selector])
+    from_blocks, from_html = apply_rules(rules, page=page), apply_rules(rules, html=HTML)
+    assert from_blocks.template == from_html.template == "story" and from_blocks.confident
+    assert count_words(from_blocks.text) == count_words(from_html.text)
+
+
 def test_nested_includes_count_text_once(page):
     rules = copy.deepcopy(RULES)
     rules["templates"][1]["include"] = ["article.story", "div.body p", "blockquote"]

@@ -281,12 +281,19 @@ class BlockMatcher:
         return self.selects(block_steps(block))
 
 
+#: The document's root element, the parent of ``body``, where a block's selector path starts.
+_ROOT_STEP = Step("html")
+
+
 def block_steps(block: Block) -> tuple[Step, ...]:
-    """A block's parsed selector path; a malformed one matches nothing (it is the page's word, not ours)."""
+    """A block's parsed selector path, from the document's root: the path the collector gives starts at
+    ``body``, and a selector naming ``html`` (``html body div.story``) selects on the page and in the
+    browser. A malformed path matches nothing (it is the page's word, not ours)."""
     try:
-        return parse_path(block.selector)
+        steps = parse_path(block.selector)
     except SelectorError:
         return ()
+    return (_ROOT_STEP, *steps) if steps and steps[0].tag == "body" else steps
 
 
 class RuleMatcher:
