@@ -317,7 +317,8 @@ def _rules_cover(rules: dict[str, Any], site: str) -> bool:
 
 def load_rules(source: RulesSource, site: str | None = None) -> dict[str, Any] | None:
     """A rule set from ``source``: a dict, a JSON file, a store or a server (these two need ``site``);
-    None when the store or server has not learned the site. Raises :class:`InputError` for a rule set
+    None when the store or server has not learned the site. A file is read as UTF-8 (a byte order mark
+    aside: editors write one into a hand-edited rule set). Raises :class:`InputError` for a rule set
     that breaks the format (``docs/rules.md``), :class:`RulesUnavailable` when the server does not answer."""
     if source is None:
         return None
@@ -327,7 +328,7 @@ def load_rules(source: RulesSource, site: str | None = None) -> dict[str, Any] |
     if isinstance(source, (str, Path)):
         path = Path(source)
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = json.loads(path.read_text(encoding="utf-8-sig"))  # a byte order mark, as Notepad saves it, aside
         except OSError as exc:
             raise InputError(f"cannot read rules file {path}: {exc.strerror or exc}") from None
         except ValueError as exc:

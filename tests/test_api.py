@@ -389,6 +389,13 @@ def test_a_rules_file_that_is_not_json_is_a_clear_error(tmp_path):
         sitewise.extract(42)  # type: ignore[arg-type]
 
 
+def test_a_rules_file_an_editor_saved_with_a_byte_order_mark_is_read(tmp_path, sample_rules, story):
+    url, sample = story
+    path = tmp_path / "rules.json"
+    path.write_text("\ufeff" + json.dumps(sample_rules), encoding="utf-8")
+    assert sitewise.extract(sample.html, url=url, rules=path) == sitewise.extract(sample.html, url=url, rules=sample_rules)
+
+
 def test_a_rules_file_holding_null_is_no_rule_set(tmp_path):
     """null is a store's or server's "not learned"; a file the caller names must hold a rule set."""
     path = tmp_path / "rules.json"
