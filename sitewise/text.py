@@ -2,7 +2,10 @@
 
 nltk's downloadable corpora cannot be relied on, so stemming uses nltk's Snowball stemmers (pure code)
 and stop words come from the ``stopwordsiso`` package. Scripts without spaces between words (Chinese,
-Japanese, Thai) are split into character bigrams so tf-idf still has terms to compare.
+Japanese, Thai) are split into character bigrams so tf-idf still has terms to compare. A word keeps its
+combining marks (Devanagari and Bengali vowel signs, Arabic and Hebrew vowel points, accents written
+decomposed) and the joiners inside it (the ZWNJ of Persian ``کتاب\u200cها``): Python's ``\\w`` matches neither,
+and split "हिन्दी" into "ह", "न", "द".
 """
 from __future__ import annotations
 
@@ -10,16 +13,34 @@ import functools
 import re
 from typing import Callable
 
+import regex
+
 
 _SNOWBALL = {
     "ar": "arabic", "da": "danish", "nl": "dutch", "en": "english", "fi": "finnish", "fr": "french",
-    "de": "german", "hu": "hungarian", "it": "italian", "no": "norwegian", "nb": "norwegian",
+    "de": "german", "hu": "hungarian", "it": "italian", "no": "norwegian",
     "pt": "portuguese", "ro": "romanian", "ru": "russian", "es": "spanish", "sv": "swedish",
 }
+#: Language codes pages still declare for a language whose code ISO 639 changed (``iw`` Hebrew, which
+#: Google long wrote), or for one variety of a language whose stop words are listed under another code
+#: (Norwegian Bokmål and Nynorsk under ``no``, Filipino under Tagalog's ``tl``).
+_LANGUAGE_ALIASES = {"iw": "he", "in": "id", "ji": "yi", "jw": "jv", "mo": "ro", "nb": "no", "nn": "no", "fil": "tl"}
 
 _WORD = re.compile(r"\w+")
-#: CJK ideographs, kana and Thai: written without spaces, so one \w+ match can be a whole sentence.
-_UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u0e00-\u0e7f]")
+#: CJK ideographs, kana and Thai: written without spaces, so one word match can be a whole sentence.
+_UNSPACED_CHARACTERS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u0e00-\u0e7f"
+_UNSPACED = re.compile(f"[{_UNSPACED_CHARACTERS}]")
+#: What starts a word: a letter, a digit or the underscore (what ``re``'s ``\w`` matches) ...
+_WORD_START = r"[\p{L}\p{N}_]"
+#: ... and what continues it: those, combining marks and the joiners (ZWNJ, ZWJ) that sit inside words.
+#: Written for the ``regex`` module (which nltk requires): ``re`` has no class for combining marks.
+_WORD_PART = r"[\p{L}\p{N}_\p{M}\u200c\u200d]"
+_READER_WORD = regex.compile(f"{_WORD_START}{_WORD_PART}*")
+#: A word as :func:`words` splits text: one character of a script without spaces, else a reader's word
+#: that holds none.
+_NOT_UNSPACED = f"(?![{_UNSPACED_CHARACTERS}])"
+_CHARACTER_OR_WORD = regex.compile(
+    f"[{_UNSPACED_CHARACTERS}]|{_NOT_UNSPACED}{_WORD_START}(?:{_NOT_UNSPACED}{_WORD_PART})*")
 
 
 #: Chinese and Japanese characters (ideographs and kana): each is a word as :func:`word_count` counts.
@@ -32,9 +53,10 @@ MAX_KNOWN_WORDS = 200_000
 
 
 def base_language(lang: str | None) -> str:
-    """``en-US`` → ``en``; unknown or missing → ``en`` (most of the web, and the safest stemmer)."""
+    """``en-US`` → ``en``, ``iw`` → ``he`` (:data:`_LANGUAGE_ALIASES`); unknown or missing → ``en`` (most
+    of the web, and the safest stemmer)."""
     code = (lang or "").strip().lower().replace("_", "-").split("-")[0]
-    return code if re.fullmatch(r"[a-z]{2,3}", code) else "en"
+    return _LANGUAGE_ALIASES.get(code, code) if re.fullmatch(r"[a-z]{2,3}", code) else "en"
 
 
 @functools.lru_cache(maxsize=64)
@@ -66,7 +88,7 @@ def terms(text: str, lang: str | None = None) -> list[str]:
     """Index terms of a text: lower-cased words without stop words, stemmed; CJK as character bigrams."""
     known = _word_terms(lang)
     out: list[str] = []
-    for word in _WORD.findall(text.lower()):
+    for word in _READER_WORD.findall(text.lower()):
         found = known.get(word)
         if found is None:
             found = _terms_of_word(word, lang)
@@ -93,6 +115,13 @@ def _terms_of_word(word: str, lang: str | None) -> tuple[str, ...]:
 
 def _bigrams(word: str) -> list[str]:
     return [word] if len(word) < 2 else [word[i : i + 2] for i in range(len(word) - 1)]
+
+
+def words(text: str) -> list[str]:
+    """The lower-cased words of a text to compare with another's: each character of a script written
+    without spaces (Chinese, Japanese, Thai) one word, as :func:`word_count` counts them, so a headline
+    and a heading in those scripts share words; a word of any other script with its combining marks."""
+    return _CHARACTER_OR_WORD.findall(text.lower())
 
 
 def word_count(text: str) -> int:

@@ -1,4 +1,4 @@
-from sitewise.text import base_language, terms, word_count
+from sitewise.text import base_language, stop_words, terms, word_count, words
 
 
 def test_english_terms_are_stemmed_without_stop_words_or_numbers():
@@ -25,3 +25,21 @@ def test_every_answers_words_are_counted_alike():
     from sitewise.pipeline import Article
 
     assert Article(method="mss", text="港口罢工结束\nThe strike ends.").to_json()["words"] == 9
+
+
+def test_old_and_variant_language_codes_find_their_stop_words():
+    # pages still declare Hebrew as "iw", Indonesian as "in", Norwegian as "nb"
+    assert base_language("iw") == "he" and stop_words("iw") == stop_words("he") != frozenset()
+    assert base_language("in-ID") == "id" and base_language("nb_NO") == "no" and base_language("fil") == "tl"
+    assert base_language("zh-Hant-TW") == "zh" and base_language("EN") == "en"
+
+
+def test_terms_keep_combining_marks_and_joiners_inside_words():
+    # Devanagari vowel signs and viramas, Persian's ZWNJ and a decomposed accent are inside their words
+    assert terms("पुस्तकालय फिर से खुला", "hi") == ["पुस्तकालय", "खुला"]
+    assert terms("کتاب\u200cها", "fa") == ["کتاب\u200cها"]
+    assert len(terms("re\u0301sume\u0301", "en")) == 1
+
+
+def test_words_make_each_character_of_unspaced_scripts_a_word():
+    assert words("咖啡指南｜博客 iPhone手机 हिन्दी") == ["咖", "啡", "指", "南", "博", "客", "iphone", "手", "机", "हिन्दी"]
