@@ -109,6 +109,19 @@ def test_title_heading_folds_only_ascii_letters_of_names():
     assert title_heading(parse_html(page.replace("\u0131", "I")), ["bridge", "to", "open", "in", "may"]) is not None
 
 
+def test_title_heading_matches_headlines_written_without_spaces():
+    # Chinese and Japanese put no spaces between words, and separate the site's name with a full-width bar
+    chinese = ("<html lang='zh'><head><title>咖啡指南｜博客</title></head><body><h2>博客</h2>"
+               "<h1>咖啡指南</h1><p>text</p></body></html>")
+    root = parse_html(chinese)
+    assert page_headline(root) == ["咖", "啡", "指", "南"]
+    assert title_heading(root, page_headline(root)).tag == "h1"
+    japanese = ("<html lang='ja'><head><title>市立図書館が二年ぶりに再開 - 毎日ニュース</title></head><body>"
+                "<h1>市立図書館が二年ぶりに再開</h1><p>text</p></body></html>")
+    root = parse_html(japanese)
+    assert title_heading(root, page_headline(root)) is not None
+
+
 def test_title_heading_sees_a_second_html_element_left_beside_the_first():
     # libxml2 keeps a second <html> after the page's last </html> as a sibling of the root (an earlier
     # </html> is removed before parsing); the heading search has always looked there

@@ -4,6 +4,8 @@ An article page names its story twice: in ``<title>`` (or ``og:title``) and in a
 story. The heading marks where the article is, which the maximum run alone can miss: a short post next to
 a longer footer blurb, a one-paragraph story above a comment thread. :func:`page_headline` reads the
 headline before the clean-up drops ``<head>``; :func:`title_heading` finds the heading that repeats it.
+Words are compared as :func:`sitewise.text.words` splits them: each character of Chinese, Japanese and
+Thai, which put no spaces between words, is one, so their headlines match too.
 """
 from __future__ import annotations
 
@@ -12,10 +14,11 @@ from typing import Iterator
 
 from lxml import etree
 
-from .. import metrics
+from ..text import words as title_words
 
-#: What separates the headline from the site's name in a ``<title>``: "Story | Site", "Site - Story".
-_TITLE_SEPARATOR = re.compile(r"\s+[|\-–—:»·•/]+\s+|\s*::\s*|\s+\|\s*|\s*\|\s+")
+#: What separates the headline from the site's name in a ``<title>``: "Story | Site", "Site - Story", and
+#: the full-width bar that Chinese and Japanese titles write without spaces ("咖啡指南｜博客").
+_TITLE_SEPARATOR = re.compile(r"\s+[|\-–—:»·•/]+\s+|\s*::\s*|\s+\|\s*|\s*\|\s+|\s*｜\s*")
 #: Fallback separators, tried only when the headline matches no heading: also "Site: Story" (a colon
 #: too often belongs to the headline itself, "Review: ...", to split on it first).
 _LOOSE_SEPARATOR = re.compile(_TITLE_SEPARATOR.pattern + r"|:\s+")
@@ -47,11 +50,11 @@ def page_headline(root: etree._Element) -> list[str]:
     ``<title>`` between separators (the part that is not the site's name); [] when neither exists."""
     for meta in root.iter("meta"):
         if (meta.get("property") or meta.get("name") or "").lower() in ("og:title", "twitter:title"):
-            words = metrics.words(meta.get("content") or "")
+            words = title_words(meta.get("content") or "")
             if len(words) >= MIN_SHARED_WORDS:
                 return words
     for title in root.iter("title"):
-        parts = [metrics.words(part) for part in _TITLE_SEPARATOR.split(title.text or "")]
+        parts = [title_words(part) for part in _TITLE_SEPARATOR.split(title.text or "")]
         return max(parts, key=len, default=[])
     return []
 
@@ -63,7 +66,7 @@ def headline_alternatives(root: etree._Element, headline: list[str] | None = Non
     if headline is None:
         headline = page_headline(root)
     for title in root.iter("title"):
-        parts = sorted((metrics.words(part) for part in _LOOSE_SEPARATOR.split(title.text or "")), key=len, reverse=True)
+        parts = sorted((title_words(part) for part in _LOOSE_SEPARATOR.split(title.text or "")), key=len, reverse=True)
         return [part for part in parts if len(part) >= MIN_SHARED_WORDS and part != headline]
     return []
 
@@ -136,7 +139,7 @@ def _heading_words(element: etree._Element) -> list[str] | None:
     words of the whole text."""
     words: list[str] = []
     for piece in element.itertext():
-        words += metrics.words(piece)
+        words += title_words(piece)
         if len(words) > MAX_HEADING_WORDS:
             return None
     return words
