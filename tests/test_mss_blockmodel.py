@@ -502,3 +502,11 @@ def test_repeats_count_siblings_of_the_same_tag_and_class():
     blocks = page_blocks(html)
     repeats = {level: np.expm1(column(blocks, f"repeat_{level}")).round().tolist() for level in ("self", "parent", "grand")}
     assert repeats == {"self": [1, 2, 2, 1], "parent": [2, 2, 2, 2], "grand": [1, 1, 1, 1]}
+
+
+def test_sentence_ends_of_other_scripts_are_seen():
+    page = ("<html lang='hi'><body><p>शहर का पुस्तकालय सोमवार को फिर से खुल गया। पाठक इंतज़ार कर रहे थे।</p>"
+            "<p>क्या आप आएँगे؟</p></body></html>")
+    blocks = page_blocks(page, "https://news.test/2024/library")
+    assert column(blocks, "sentence_ends").tolist() == pytest.approx([np.log1p(2), np.log1p(1)])
+    assert column(blocks, "ends_sentence").tolist() == [1, 1]

@@ -122,7 +122,10 @@ WINDOWS = (2, 6)
 MAX_TITLE_DISTANCE = 200
 
 _NAME_WORDS = WordSets(dict(NAME_KINDS), NAME_KIND_PATTERNS)
-_SENTENCE_END = frozenset(".!?。！？")
+#: Marks that end a sentence: the Latin ones, the Chinese and Japanese full-width ones (and the half-width
+#: ideographic stop), the Devanagari and Bengali danda, the Arabic question mark and the Urdu full stop,
+#: the Ethiopic and Myanmar full stops.
+_SENTENCE_END = frozenset(".!?。！？｡．।॥؟۔።။")
 _HEADING_TAGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 _COMMA = frozenset({","})
 
