@@ -124,6 +124,11 @@ def words(text: str) -> list[str]:
     return _CHARACTER_OR_WORD.findall(text.lower())
 
 
+def is_unspaced_character(word: str) -> bool:
+    """Whether ``word`` (one of :func:`words`) is a character of a script written without spaces."""
+    return len(word) == 1 and _UNSPACED.match(word) is not None
+
+
 def word_count(text: str) -> int:
     """How many words a reader counts in ``text`` (the ``words`` of every answer): its white-space separated
     runs that hold a letter or digit, and each Chinese or Japanese character, as word processors count

@@ -120,6 +120,11 @@ def test_title_heading_matches_headlines_written_without_spaces():
                 "<h1>市立図書館が二年ぶりに再開</h1><p>text</p></body></html>")
     root = parse_html(japanese)
     assert title_heading(root, page_headline(root)) is not None
+    # a Thai headline runs past MAX_HEADING_WORDS characters
+    thai = ("<html lang='th'><head><title>ห้องสมุดเมืองเปิดอีกครั้งหลังปรับปรุงสองปี | ข่าววันนี้</title></head><body>"
+            "<h1>ห้องสมุดเมืองเปิดอีกครั้งหลังปรับปรุงสองปี</h1><p>text</p></body></html>")
+    root = parse_html(thai)
+    assert title_heading(root, page_headline(root)) is not None
 
 
 def test_title_heading_sees_a_second_html_element_left_beside_the_first():

@@ -14,7 +14,7 @@ from typing import Iterator
 
 from lxml import etree
 
-from ..text import words as title_words
+from ..text import is_unspaced_character, words as title_words
 
 #: What separates the headline from the site's name in a ``<title>``: "Story | Site", "Site - Story", and
 #: the full-width bar that Chinese and Japanese titles write without spaces ("咖啡指南｜博客").
@@ -41,8 +41,11 @@ MIN_SHARED_WORDS = 2
 MIN_SHARED_WORDS_ONE_SIDED = 4
 #: ... that is, at least this share of the shorter one's words are in the longer one.
 MIN_ONE_SIDED_MATCH = 0.6
-#: Headings longer than this (words) are paragraphs, not headings.
+#: Headings longer than this (words) are paragraphs, not headings ...
 MAX_HEADING_WORDS = 40
+#: ... counting this many characters of a script without spaces as one word (each is a word to compare,
+#: but a Chinese word is one to three characters, a Thai one three or more: a Thai headline runs past 40).
+UNSPACED_CHARACTERS_PER_WORD = 3
 
 
 def page_headline(root: etree._Element) -> list[str]:
@@ -138,8 +141,12 @@ def _heading_words(element: etree._Element) -> list[str] | None:
     count as joined by spaces, so no word spans two of them: the words of each piece in turn are the
     words of the whole text."""
     words: list[str] = []
+    length = 0.0
     for piece in element.itertext():
-        words += title_words(piece)
-        if len(words) > MAX_HEADING_WORDS:
+        found = title_words(piece)
+        unspaced = sum(map(is_unspaced_character, found))
+        length += len(found) - unspaced + unspaced / UNSPACED_CHARACTERS_PER_WORD
+        words += found
+        if length > MAX_HEADING_WORDS:
             return None
     return words
