@@ -47,6 +47,12 @@ MAX_NESTING_DEPTH = 10_000
 #: to rebuild a million (10,000 distinct <b> closed by a </div> each, 200 KB, took more than 4 GB), and
 #: no page of the evaluation sets is estimated to rebuild 13,000.
 MAX_REBUILT_ELEMENTS = 1_000_000
+#: More attributes than this on one element, a page is refused: both parsers check each attribute's
+#: name against those before it, so their time grows with the square of an element's attributes (one
+#: <p> of 50,000 distinct ones: libxml2 8.8 s; 20,000: libxml2 0.6 s and lexbor 0.9 s), and 5 MB of
+#: markup could hold one of a million. At this bound a page of 5 MB of such elements costs both 3.5 s,
+#: as much as 5 MB of other markup; no element of the 4,229 pages of the evaluation sets has 25.
+MAX_ATTRIBUTES = 1_000
 
 #: The parser keeps at most this many identical formatting elements (same name and attributes) to
 #: reopen (the HTML standard's "Noah's Ark" clause): only distinct ones pile up.
@@ -484,15 +490,22 @@ class NestingEstimate(NamedTuple):
     depth: int
     #: How many reopened formatting elements the parser rebuilds.
     rebuilt: int
+    #: The most attributes one start tag gives its element, of the tags written long enough to pass the
+    #: limit on them (0 when none is).
+    attributes: int
 
 
-def nesting_estimate(html: str, depth_limit: int | None = None, rebuilt_limit: int | None = None) -> NestingEstimate:
-    """How deeply ``html`` nests its elements and how many the parser rebuilds; scanning stops once
-    either passes its limit."""
+def nesting_estimate(
+    html: str, depth_limit: int | None = None, rebuilt_limit: int | None = None, attributes_limit: int | None = None,
+) -> NestingEstimate:
+    """How deeply ``html`` nests its elements, how many the parser rebuilds and the most attributes on
+    one; scanning stops once any passes its limit."""
     elements = _OpenElements()
     start_tag, end_tag, rebuild_reopened = elements.start_tag, elements.end_tag, elements.rebuild_reopened
     depth_limit = depth_limit if depth_limit is not None else len(html)
     rebuilt_limit = rebuilt_limit if rebuilt_limit is not None else len(html) ** 2
+    attributes_limit = attributes_limit if attributes_limit is not None else len(html)
+    most_attributes = 0
     start = 0
     while True:
         text_ends = start  # where the last token ended: text between two tokens makes the parser rebuild
@@ -504,6 +517,11 @@ def nesting_estimate(html: str, depth_limit: int | None = None, rebuilt_limit: i
             if name is None or closed is None:
                 continue  # a comment, or a tag the page ends in
             name = _ascii_lower(name)
+            # (an attribute takes a character at least: only a tag written longer can pass the limit)
+            if not closing and len(attributes) > attributes_limit:
+                most_attributes = max(most_attributes, len(_NAMED_ATTRIBUTE.findall(attributes)))
+                if most_attributes > attributes_limit:
+                    return NestingEstimate(elements.deepest, elements.rebuilt, most_attributes)
             if closing:
                 end_tag(name)
             elif name in _RAW_TEXT and not elements.in_foreign_content():
@@ -511,39 +529,53 @@ def nesting_estimate(html: str, depth_limit: int | None = None, rebuilt_limit: i
                     rebuild_reopened()
                 end = _RAW_TEXT_END[name].search(html, match.end())
                 if end is None:
-                    return NestingEstimate(elements.deepest, elements.rebuilt)
+                    return NestingEstimate(elements.deepest, elements.rebuilt, most_attributes)
                 start = end.start()
                 break
             else:
                 start_tag(name, attributes, last_attribute)
                 if elements.deepest > depth_limit or elements.rebuilt > rebuilt_limit:
-                    return NestingEstimate(elements.deepest, elements.rebuilt)
+                    return NestingEstimate(elements.deepest, elements.rebuilt, most_attributes)
         else:
             if elements.to_rebuild and text_ends < len(html):
                 rebuild_reopened()
-            return NestingEstimate(elements.deepest, elements.rebuilt)
+            return NestingEstimate(elements.deepest, elements.rebuilt, most_attributes)
 
 
 def too_costly_to_parse(html: str) -> str | None:
     """Why parsing the page would take a parser too long or too much memory (it nests elements deeper
-    than :data:`MAX_NESTING_DEPTH`, or makes the parser rebuild more than :data:`MAX_REBUILT_ELEMENTS`),
-    or None. The scan costs 4 ms on a median page, more than applying rules to it, so it runs only on
-    pages that could fail it: with more tags than the depth limit (each opens one element at most), or
-    with enough tags and formatting elements to rebuild that many (each time the parser rebuilds them it
-    rebuilds at most the identical ones it keeps and one per formatting tag with attributes, and each tag
-    makes it rebuild them once at most). Counting tags and those formatting tags costs 0.1 and 0.4 ms
-    on pages of 1,000 to 10,000 tags; 77 of the 4,229 pages of the evaluation sets are scanned."""
-    tags = html.count("<")
-    if tags <= _FEWEST_TAGS_TO_REBUILD_TOO_MANY:
+    than :data:`MAX_NESTING_DEPTH`, makes the parser rebuild more than :data:`MAX_REBUILT_ELEMENTS`, or
+    gives an element more than :data:`MAX_ATTRIBUTES`), or None. The scan costs 4 ms on a median page,
+    more than applying rules to it, so it runs only on pages that could fail it (:func:`_may_cost_too_much`)."""
+    if not _may_cost_too_much(html):
         return None
-    if tags <= MAX_NESTING_DEPTH:
-        most_rebuilt = (_MOST_IDENTICAL_REBUILT + len(_FORMATTING_TAG_WITH_ATTRIBUTES.findall(html))) * tags
-        if most_rebuilt <= MAX_REBUILT_ELEMENTS:
-            return None
-    estimate = nesting_estimate(html, depth_limit=MAX_NESTING_DEPTH, rebuilt_limit=MAX_REBUILT_ELEMENTS)
+    estimate = nesting_estimate(
+        html, depth_limit=MAX_NESTING_DEPTH, rebuilt_limit=MAX_REBUILT_ELEMENTS, attributes_limit=MAX_ATTRIBUTES
+    )
     if estimate.depth > MAX_NESTING_DEPTH:
         return f"the page nests elements more than {MAX_NESTING_DEPTH:,} deep (no real page does; parsing it would take minutes)"
     if estimate.rebuilt > MAX_REBUILT_ELEMENTS:
         return (f"the page's misnested formatting elements (<b>, <font> …) would make the parser rebuild more than "
                 f"{MAX_REBUILT_ELEMENTS:,} elements (no real page does; parsing it would take gigabytes)")
+    if estimate.attributes > MAX_ATTRIBUTES:
+        return (f"an element of the page has more than {MAX_ATTRIBUTES:,} attributes (no real page's has 25; "
+                "parsing it would take minutes)")
     return None
+
+
+def _may_cost_too_much(html: str) -> bool:
+    """Whether the page could fail :func:`too_costly_to_parse`'s scan: with more tags than the depth limit
+    (each opens one element at most), with enough tags and formatting elements to rebuild too many (each
+    time the parser rebuilds them it rebuilds at most the identical ones it keeps and one per formatting
+    tag with attributes, and each tag makes it rebuild them once at most), or with a tag whose attributes
+    are written in more characters than the attribute limit (read by :data:`_TOKEN` alone, scripts and
+    all: 1 ms on a median page). Counting tags and those formatting tags costs 0.1 and 0.4 ms on pages of
+    1,000 to 10,000 tags; 77 of the 4,229 pages of the evaluation sets are scanned."""
+    tags = html.count("<")
+    if tags > MAX_NESTING_DEPTH:
+        return True
+    if tags > _FEWEST_TAGS_TO_REBUILD_TOO_MANY:
+        most_rebuilt = (_MOST_IDENTICAL_REBUILT + len(_FORMATTING_TAG_WITH_ATTRIBUTES.findall(html))) * tags
+        if most_rebuilt > MAX_REBUILT_ELEMENTS:
+            return True
+    return any(len(tag.group("attributes") or "") > MAX_ATTRIBUTES for tag in _TOKEN.finditer(html))

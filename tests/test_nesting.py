@@ -3,7 +3,9 @@ import time
 
 import pytest
 
-from sitewise.nesting import MAX_NESTING_DEPTH, MAX_REBUILT_ELEMENTS, nesting_estimate, too_costly_to_parse
+from sitewise.nesting import (
+    MAX_ATTRIBUTES, MAX_NESTING_DEPTH, MAX_REBUILT_ELEMENTS, nesting_estimate, too_costly_to_parse,
+)
 
 #: Repetitions of a construct: enough to tell a depth that grows with them from one that does not.
 REPEATS = 1_000
@@ -152,6 +154,22 @@ def test_pages_whose_misnested_formatting_would_blow_up_the_parser_are_refused()
     small = "<div>" + "".join(distinct_bold(999)) + "</div>" + "<p>x" * 999
     assert nesting_estimate(small).rebuilt == 999 * 999 <= MAX_REBUILT_ELEMENTS
     assert too_costly_to_parse(small) is None
+
+
+def attributes(count: int) -> str:
+    """``count`` attributes of distinct names (those the parsers compare with each other)."""
+    return " ".join(f"data-a{i}=x" for i in range(count))
+
+
+def test_elements_with_too_many_attributes_are_refused():
+    # QA's page: one <p> of 50,000 attributes (440 KB) held sitewise.extract for 4.8 s in libxml2 alone,
+    # whose time grows with the square of them
+    paragraph = "<p>" + "The harbor workers voted to end the strike. " * 10 + "</p>"
+    assert "more than 1,000 attributes" in too_costly_to_parse(f"<p {attributes(MAX_ATTRIBUTES + 1)}>x</p>" + paragraph)
+    assert "more than 1,000 attributes" in too_costly_to_parse(f"<script {attributes(MAX_ATTRIBUTES + 1)}></script>")
+    assert too_costly_to_parse(f"<p {attributes(MAX_ATTRIBUTES)}>x</p>" + paragraph) is None
+    # what a script's text looks like to a tag reader is no element's attributes
+    assert too_costly_to_parse(f"<script>if (i <n {attributes(MAX_ATTRIBUTES + 1)}) {{}}</script>" + paragraph) is None
 
 
 def test_tags_that_never_close_are_scanned_in_linear_time():
