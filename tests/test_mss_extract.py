@@ -153,3 +153,13 @@ def test_self_training_writes_a_model_only_when_it_beats_the_one_in_use(tmp_path
     same = self_train(pages, tmp_path / "again.json.gz", min_pages=10, current=model, base=None, **small)
     assert same.path is None and not (tmp_path / "again.json.gz").exists()
     assert same.candidate_f1 == pytest.approx(same.current_f1)
+
+
+def test_long_class_names_are_not_remembered_across_pages():
+    # QA's pages: 40 distinct 50 KB class strings a page stayed in the name cache, 2 MB a page for good
+    from sitewise.mss import blocks
+
+    long_names = [f"story-{i} " + "x" * blocks.MAX_CACHED_NAME_CHARS for i in range(3)]
+    page = ARTICLE_PAGE.replace('<div class="content">', "".join(f'<div class="{names}">' for names in long_names))
+    assert "Dredging will start" in extract_mss(page).text
+    assert not any(names.strip().lower() in blocks._NAME_CACHE for names in long_names)

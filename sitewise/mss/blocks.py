@@ -635,12 +635,16 @@ def _own_kinds(attributes: dict[str, str]) -> tuple[int, ...]:
 _NAME_CACHE: dict[str, tuple[int, ...]] = {}
 #: Distinct id/class strings remembered across pages (sites repeat them; the bound caps memory).
 MAX_CACHED_NAMES = 100_000
+#: Longer id/class strings are read anew each time, not remembered: the count alone does not bound the
+#: memory (a page's 40 class strings of 50 KB each kept 2 MB per page, for good), and real ones are a
+#: few dozen characters (a utility-class framework's run to a few hundred).
+MAX_CACHED_NAME_CHARS = 1_000
 
 
 def _name_kinds(names: str) -> tuple[int, ...]:
     found = _NAME_CACHE.get(names)
     if found is None:
         found = _NAME_WORDS.found(names)
-        if len(_NAME_CACHE) < MAX_CACHED_NAMES:
+        if len(_NAME_CACHE) < MAX_CACHED_NAMES and len(names) <= MAX_CACHED_NAME_CHARS:
             _NAME_CACHE[names] = found
     return found
