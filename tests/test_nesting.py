@@ -180,3 +180,11 @@ def test_tags_that_never_close_are_scanned_in_linear_time():
     assert too_costly_to_parse("<" + "a" * 1_000_000 + " " + "<b>" * (MAX_NESTING_DEPTH + 1))
     assert not too_costly_to_parse("<svg><g a='" + "x" * 1_000_000 + "<div>" * (MAX_NESTING_DEPTH + 1))
     assert time.perf_counter() - started < 1.0
+
+
+@pytest.mark.parametrize("tag", [
+    "<p " + " ".join(f'a{i}=">"' for i in range(2_000)) + ">",  # a quoted ">" does not end the tag
+    "<p a\" " + " ".join(f"x{i}" for i in range(2_000)) + " \"b>",  # a quote in a name starts no value
+], ids=["quoted >", "stray quote"])
+def test_a_tag_cannot_hide_its_attributes_from_the_check(tag):
+    assert "attributes" in (too_costly_to_parse(f"<html><body>{tag}words</p></body></html>") or "")
