@@ -121,6 +121,10 @@ def _entries(path: Path, grouping: str) -> Iterator[Entry]:
             raise ManifestError(f"{path}:{number}: no {exc} field") from None
         except (json.JSONDecodeError, TypeError) as exc:
             raise ManifestError(f"{path}:{number}: {exc}") from None
+        truth = raw.get("truth")
+        if truth is not None and (not isinstance(truth, str) or not truth):
+            # (a page with a truth would be scored; one naming no file would silently not be)
+            raise ManifestError(f"{path}:{number}: truth must be a file's path or null, not {truth!r}")
         if entry.id in seen:
             raise ManifestError(f"{path}:{number}: id {entry.id!r} is also line {seen[entry.id]}'s")
         seen[entry.id] = number

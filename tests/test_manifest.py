@@ -122,3 +122,10 @@ def test_a_manifest_saved_with_a_bom_reads_and_one_not_utf8_is_named(tmp_path):
     (tmp_path / "manifest.jsonl").write_bytes(json.dumps(entry).encode().replace(b"set/1", b"caf\xe9"))
     with pytest.raises(ManifestError, match="manifest.jsonl: not UTF-8"):
         read_manifest(tmp_path / "manifest.jsonl")
+
+
+@pytest.mark.parametrize("truth", ["", 3, ["truth/1.txt"]])
+def test_a_truth_that_names_no_file_is_a_clear_error(tmp_path, truth):
+    (tmp_path / "manifest.jsonl").write_text(json.dumps({"id": "set/1", "html": "1.html", "truth": truth}) + "\n")
+    with pytest.raises(ManifestError, match="manifest.jsonl:1: truth must be a file's path or null"):
+        read_manifest(tmp_path / "manifest.jsonl")
