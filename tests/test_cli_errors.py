@@ -149,11 +149,13 @@ def page_files(tmp_path):
          "no spider page files (*.json or *.json.gz, searched recursively) in {dir}/folder.json"),
         (["rules", "--rules", "{dir}", "--apply", "{dir}/page.html"], "cannot read rules file {dir}: Is a directory"),
         (["rules", "--rules", "{dir}/rules.json", "--apply", "{dir}/folder.json"], "{dir}/folder.json: Is a directory"),
+        (["bench", "collect", "--manifest", "{dir}/pages", "--report", "{dir}"], "--report {dir} is a folder; give a file"),
+        (["bench", "load", "--report", "{dir}"], "--report {dir} is a folder; give a file"),
     ],
     ids=["learn out folder", "learn out nowhere", "learn out full disk", "collect out file", "collect url base",
          "collect url base without host", "collect limit", "collect workers", "collect cache file", "collect timeout nan",
          "import out file", "import limit", "import empty folder", "rules folder",
-         "apply to folder"],
+         "apply to folder", "bench collect report folder", "bench load report folder"],
 )
 def test_an_output_or_input_path_that_cannot_be_used_is_one_line(args, message, page_files, capsys):
     if "/dev/full" in args and not Path("/dev/full").exists():

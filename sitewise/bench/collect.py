@@ -165,7 +165,12 @@ class Run:
 
 def run(args: argparse.Namespace) -> int:
     from sitewise.collect import StoredPage, stored_url
+    from sitewise.commands.output import check_output_file, write_whole
     from sitewise.manifest import read_manifest
+
+    report = Path(args.report)
+    report.parent.mkdir(parents=True, exist_ok=True)
+    check_output_file(report, "--report")  # (before the pages are rendered, not after)
 
     try:
         worker_counts = [int(value) for value in str(args.workers).split(",") if value.strip()]
@@ -185,9 +190,7 @@ def run(args: argparse.Namespace) -> int:
     load_after = os.getloadavg()
     for result in runs:
         print(_summary_line(result))
-    report = Path(args.report)
-    report.parent.mkdir(parents=True, exist_ok=True)
-    report.write_text(_report(args, runs, load_before, load_after), encoding="utf-8")
+    write_whole(report, _report(args, runs, load_before, load_after))
     print(f"report: {report}")
     return 0
 

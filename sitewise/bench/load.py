@@ -35,6 +35,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from ..commands.output import check_output_file, write_whole
+
 #: Where the report goes (relative to the working directory, normally the repository).
 DEFAULT_REPORT = Path("docs/bench-load.md")
 #: Targets from the issue (2 cores, loopback, no errors).
@@ -422,8 +424,7 @@ def _write_report(path: Path, args: argparse.Namespace, fsync: str, results: lis
         *_verdict(results),
         "",
     ])
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
+    write_whole(path, text)
 
 
 # -- entry point -----------------------------------------------------------------------------------
@@ -439,6 +440,8 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"unknown phase(s) {', '.join(unknown)}; choose from {', '.join(PHASES)}")
     if args.connections < 1 or args.client_processes < 1 or args.duration <= 0:
         raise ValueError("--connections, --client-processes and --duration must be positive")
+    args.report.parent.mkdir(parents=True, exist_ok=True)
+    check_output_file(args.report, "--report")  # (before the phases run, not after)
     phases = [Phase(name, args.duration, PHASES[name]) for name in names]
     results: list[tuple[Phase, PhaseResult]] = []
     with Stack(args) as stack:
