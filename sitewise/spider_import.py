@@ -28,6 +28,7 @@ from typing import Any, Iterator
 
 from .learn.selectors import Step, css_escape
 from .page import STYLE_PROPERTIES, Page, PageError
+from .text import UNSPACED_CHARACTERS
 
 #: The names a folder's spider page files end in.
 PAGE_FILE_SUFFIXES = (".json", ".json.gz")
@@ -52,7 +53,7 @@ _TAG = re.compile(r"<[^>]*>")
 _SPACES = re.compile(r"\s+")
 _SENTENCE_ENDS = ".!?;:"
 #: Scripts written without spaces: no space is put back between two of their characters.
-_UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u0e00-\u0e7f]")
+_UNSPACED = re.compile(f"[{UNSPACED_CHARACTERS}]")
 
 
 def normalise_style_value(prop: str, value: str) -> str:

@@ -27,9 +27,11 @@ _SNOWBALL = {
 _LANGUAGE_ALIASES = {"iw": "he", "in": "id", "ji": "yi", "jw": "jv", "mo": "ro", "nb": "no", "nn": "no", "fil": "tl"}
 
 _WORD = re.compile(r"\w+")
-#: CJK ideographs, kana and Thai: written without spaces, so one word match can be a whole sentence.
-_UNSPACED_CHARACTERS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u0e00-\u0e7f"
-_UNSPACED = re.compile(f"[{_UNSPACED_CHARACTERS}]")
+#: Chinese and Japanese characters (kana, ideographs), as ranges of a character class ...
+CJK_CHARACTERS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+#: ... and with Thai, the scripts written without spaces, so one word match can be a whole sentence.
+UNSPACED_CHARACTERS = CJK_CHARACTERS + "\u0e00-\u0e7f"
+_UNSPACED = re.compile(f"[{UNSPACED_CHARACTERS}]")
 #: What starts a word: a letter, a digit or the underscore (what ``re``'s ``\w`` matches) ...
 _WORD_START = r"[\p{L}\p{N}_]"
 #: ... and what continues it: those, combining marks and the joiners (ZWNJ, ZWJ) that sit inside words.
@@ -38,13 +40,13 @@ _WORD_PART = r"[\p{L}\p{N}_\p{M}\u200c\u200d]"
 _READER_WORD = regex.compile(f"{_WORD_START}{_WORD_PART}*")
 #: A word as :func:`words` splits text: one character of a script without spaces, else a reader's word
 #: that holds none.
-_NOT_UNSPACED = f"(?![{_UNSPACED_CHARACTERS}])"
+_NOT_UNSPACED = f"(?![{UNSPACED_CHARACTERS}])"
 _CHARACTER_OR_WORD = regex.compile(
-    f"[{_UNSPACED_CHARACTERS}]|{_NOT_UNSPACED}{_WORD_START}(?:{_NOT_UNSPACED}{_WORD_PART})*")
+    f"[{UNSPACED_CHARACTERS}]|{_NOT_UNSPACED}{_WORD_START}(?:{_NOT_UNSPACED}{_WORD_PART})*")
 
 
 #: Chinese and Japanese characters (ideographs and kana): each is a word as :func:`word_count` counts.
-_CJK_CHARACTER = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_CJK_CHARACTER = re.compile(f"[{CJK_CHARACTERS}]")
 
 
 #: Words whose terms are remembered per language (a site's learning sees each word many times; the
