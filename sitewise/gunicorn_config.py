@@ -11,7 +11,6 @@ import os
 import sys
 from pathlib import Path
 
-
 from sitewise.config import LOG_FORMAT, LOG_LEVEL_VARIABLE, Settings, integer_from_env, log_level_from_env
 
 #: The app's settings are checked before gunicorn starts: a bad value is then one line naming its variable

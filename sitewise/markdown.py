@@ -97,10 +97,10 @@ def to_markdown(text: str, html: str) -> str:
     open_items: list[int] = []  # the page depths of the list items the current item is nested in, and its own
     for index, (kind, lines) in enumerate(lines_of):
         if index:
-            separator = _separator(lines_of[index - 1][0], kind)
-            if separator != "\n":
+            before = lines_of[index - 1][0]
+            if not _continues_list(before, kind):
                 open_items = []  # the list ended: the next item starts one
-            out.append(separator)
+            out.append(_separator(before, kind))
         if kind.kind.startswith("list"):
             kind = kind._replace(level=_nested_level(open_items, kind.level))
         out.append(_markdown_block(kind, lines))
@@ -118,11 +118,17 @@ def _nested_level(open_items: list[int], depth: int) -> int:
     return len(open_items)
 
 
+def _continues_list(before: LineKind, after: LineKind) -> bool:
+    """Whether ``after`` is an item of the list ``before`` is an item of: list items in the same quotes, of
+    either kind (an item of one may hold a list of the other)."""
+    return before.quoted_in == after.quoted_in and before.kind.startswith("list") and after.kind.startswith("list")
+
+
 def _separator(before: LineKind, after: LineKind) -> str:
-    """What goes between two blocks: list items in the same quotes follow each other, of either kind (an
-    item of one may hold a list of the other); everything else is parted by a blank line, inside the
-    quotes that hold both (a quote's paragraphs are one quote, two quotes side by side stay two)."""
-    if before.quoted_in == after.quoted_in and before.kind.startswith("list") and after.kind.startswith("list"):
+    """What goes between two blocks: the items of one list (:func:`_continues_list`) follow each other;
+    everything else is parted by a blank line, inside the quotes that hold both (a quote's paragraphs are
+    one quote, two quotes side by side stay two)."""
+    if _continues_list(before, after):
         return "\n"
     shared = 0
     for quote, next_quote in zip(before.quoted_in, after.quoted_in):
