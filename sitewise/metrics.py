@@ -56,7 +56,12 @@ def shingle_counts(predicted: str, truth: str) -> tuple[float, float, float]:
 
 
 def shingle_prf(pages: Iterable[tuple[float, float, float]]) -> Score:
-    """Corpus-level shingle P/R/F1 from per-page normalised counts (the benchmark's averaging)."""
+    """Corpus-level shingle P/R/F1 from per-page normalised counts (the benchmark's averaging). Pages where
+    neither truth nor answer has a word are in neither mean; a set of only such pages, which the benchmark
+    leaves undefined, scores 1, as :func:`word_prf` scores each of them."""
+    pages = list(pages)
+    if pages and not any(any(page) for page in pages):
+        return Score(1.0, 1.0, 1.0)
     precisions, recalls = [], []
     for tp, fp, fn in pages:
         if tp + fp > 0:

@@ -1,6 +1,6 @@
 import pytest
 
-from sitewise.metrics import shingle_counts, shingle_prf, word_prf
+from sitewise.metrics import Score, shingle_counts, shingle_prf, word_prf
 
 
 def test_word_prf_counts_multisets():
@@ -28,3 +28,14 @@ def test_shingle_prf_averages_over_pages_with_support():
     # precision: only page 1 has tp+fp > 0 → 1.0; recall: both pages → (1 + 0) / 2
     assert score.precision == 1.0 and score.recall == 0.5
     assert score.f1 == pytest.approx(2 / 3)
+
+
+def test_a_set_whose_every_truth_and_answer_is_empty_scores_1_in_shingles_too():
+    # each page is right (word_prf scores it 1); no page has a shingle to average, which the benchmark
+    # leaves undefined: such a set is perfect, as its pages are
+    assert word_prf("", "").f1 == 1.0
+    assert shingle_prf([shingle_counts("", ""), shingle_counts("…", " ")]) == Score(1.0, 1.0, 1.0)
+    assert shingle_prf([]) == Score(0.0, 0.0, 0.0)
+    # an answer where the truth is empty still costs precision, and no answer at all scores 0
+    assert shingle_prf([shingle_counts("", ""), shingle_counts("junk", "")]).f1 == 0.0
+    assert shingle_prf([shingle_counts("", "the truth")]).f1 == 0.0

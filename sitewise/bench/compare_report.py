@@ -499,7 +499,9 @@ def _method(comparison: Comparison) -> str:
         "- **Shingle metric**: the Scrapinghub article-extraction-benchmark's: case-kept `\\w+` tokens, 4-token "
         "shingles as multisets, per page tp/fp/fn normalised to sum 1; precision = mean over pages with tp+fp > 0, "
         "recall = mean over pages with tp+fn > 0, F1 = harmonic mean of the two means.",
-        "- **Empty truth** (7 CleanEval pages): an empty output scores 1, anything else 0.",
+        "- **Empty truth** (7 CleanEval pages): in word F1 an output without words scores 1, anything else 0; "
+        "in the shingle metric the page is in neither mean when the output is empty too, and adds a precision "
+        "of 0 otherwise.",
         "- Every peer's output is normalised the same way (one block per line, spaces collapsed); the metrics "
         "ignore line breaks anyway. A peer that raises on a page scores 0 on it (column *errors*).",
         "- sitewise's version is the commit its modules were imported from when the run started; "

@@ -341,8 +341,9 @@ def _method(run: Run) -> str:
         "- **Metrics**: mean over pages of bag-of-words precision, recall and F1 over lower-cased `\\w+` tokens "
         "(`sitewise.metrics.word_prf`), and the Scrapinghub shingle F1 (case-kept 4-token shingles, per page "
         "tp/fp/fn normalised, precision and recall averaged over pages, then F1; `metrics.shingle_prf`). A page "
-        "whose truth is empty (no main content) scores 1 for an empty answer, 0 otherwise. A system that "
-        "raises on a page scores it as an empty answer (*failed*).",
+        "whose truth is empty (no main content) scores word F1 1 for an answer without words, 0 otherwise; in "
+        "the shingle metric it is in neither mean when the answer is empty too, and adds a precision of 0 "
+        "otherwise. A system that raises on a page scores it as an empty answer (*failed*).",
         f"- **Out of fold** ({', '.join(run.out_of_fold) or 'none this run'}): the training sets' pages are "
         f"split into {run.folds} folds by host (scikit-learn `GroupKFold`; pages without a host are their own "
         "group), so a host's pages are all held out together; each fold is scored by a block model fitted on "
