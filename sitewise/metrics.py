@@ -1,7 +1,12 @@
 """Scores of extracted text against truth text.
 
-Two metrics, both as used by ``../shared/data``: bag-of-words precision/recall/F1 over lower-cased ``\\w+``
-tokens (multiset overlap, per page), and the Scrapinghub article-extraction-benchmark shingle metric.
+Two metrics, both as used by ``../shared/data`` and computed as the benchmarks whose published figures we
+compare with compute them: bag-of-words precision/recall/F1 over lower-cased ``\\w+`` tokens (multiset
+overlap, per page, then averaged over pages: WCXB's ``evaluate.py`` ``word_f1``), and the Scrapinghub
+article-extraction-benchmark shingle metric (its ``evaluate.py``). Tokens are theirs too, Python's ``\\w+``
+with nothing normalised: a decomposed accent, a soft hyphen or a zero-width space splits a word, a ligature
+or a full-width letter makes another word, a run of Chinese, Japanese or Thai between punctuation is one
+token (:func:`sitewise.text.words` makes each character one) and Devanagari splits at its vowel signs.
 """
 from __future__ import annotations
 

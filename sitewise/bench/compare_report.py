@@ -499,6 +499,10 @@ def _method(comparison: Comparison) -> str:
         "- **Shingle metric**: the Scrapinghub article-extraction-benchmark's: case-kept `\\w+` tokens, 4-token "
         "shingles as multisets, per page tp/fp/fn normalised to sum 1; precision = mean over pages with tp+fp > 0, "
         "recall = mean over pages with tp+fn > 0, F1 = harmonic mean of the two means.",
+        "- **Tokens** are the benchmarks' (Python's `\\w+`, nothing normalised): a decomposed accent, a soft hyphen "
+        "or a zero-width space splits a word, a ligature or a full-width letter makes another word, a run of "
+        "Chinese, Japanese or Thai between punctuation is one token. The truth files keep the page's characters, "
+        "as the extractors do.",
         "- **Empty truth** (7 CleanEval pages): in word F1 an output without words scores 1, anything else 0; "
         "in the shingle metric the page is in neither mean when the output is empty too, and adds a precision "
         "of 0 otherwise.",

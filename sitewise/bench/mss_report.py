@@ -214,7 +214,8 @@ def _title(run: Run) -> str:
         "reference; the rest are the peers. Rows marked *out of fold* are sets the shipped model trains on: "
         f"each page there is scored by a model trained without its host ({run.folds}-fold, grouped by host). "
         "The other rows are sets no sitewise model trains on, scored with the model trained on all the "
-        "training sets. Pages whose truth is not in the page (`truth_mismatch`) are left out everywhere.",
+        "training sets. Pages whose truth is not in the page (`truth_mismatch`) are left out everywhere (WCXB's "
+        "own `evaluate.py`, behind its published figures, scores every page).",
         "",
     ]
     return "\n".join(lines)
@@ -343,7 +344,10 @@ def _method(run: Run) -> str:
         "tp/fp/fn normalised, precision and recall averaged over pages, then F1; `metrics.shingle_prf`). A page "
         "whose truth is empty (no main content) scores word F1 1 for an answer without words, 0 otherwise; in "
         "the shingle metric it is in neither mean when the answer is empty too, and adds a precision of 0 "
-        "otherwise. A system that raises on a page scores it as an empty answer (*failed*).",
+        "otherwise. A system that raises on a page scores it as an empty answer (*failed*). Both are computed "
+        "as WCXB's and Scrapinghub's `evaluate.py` compute them, on their tokens (Python's `\\w+`, nothing "
+        "normalised: a decomposed accent or a soft hyphen splits a word, a run of Chinese, Japanese or Thai "
+        "between punctuation is one token).",
         f"- **Out of fold** ({', '.join(run.out_of_fold) or 'none this run'}): the training sets' pages are "
         f"split into {run.folds} folds by host (scikit-learn `GroupKFold`; pages without a host are their own "
         "group), so a host's pages are all held out together; each fold is scored by a block model fitted on "
