@@ -49,6 +49,8 @@ class EvalResult:
     extractor: str
     manifest: str
     pages: list[PageResult]
+    #: Pages of the selection (before ``limit``) that have no truth: never extracted, never scored.
+    without_truth: int = 0
 
     @property
     def headline(self) -> list[PageResult]:
@@ -86,17 +88,16 @@ class EvalResult:
 def select_entries(
     entries: Iterable[Entry], *, per_site: bool, only_split: str | None, limit: int | None
 ) -> tuple[list[Entry], list[Entry]]:
-    """(entries to score, extra training entries). A per-site learner trains on ``split: train`` pages,
-    which are never scored; ``limit`` caps the scored pages (for per-site learners, whole sites are kept
-    until the cap is reached, so every scored page has its site's training pages)."""
+    """(entries to score: those with truth, extra training entries). A per-site learner trains on
+    ``split: train`` pages, with truth or not, which are never scored; ``limit`` caps the scored pages (for
+    per-site learners, whole sites are kept until the cap is reached, so every scored page has its site's
+    training pages)."""
     scored: list[Entry] = []
     training: list[Entry] = []
     for entry in entries:
-        if not entry.has_truth and entry.split != "train":
-            continue
         if per_site and entry.split == "train":
             training.append(entry)
-        elif only_split is None or entry.split == only_split:
+        elif entry.has_truth and _asked_for(entry, per_site, only_split):
             scored.append(entry)
     if limit is not None and len(scored) > limit:
         if per_site:
@@ -112,6 +113,12 @@ def select_entries(
         else:
             scored = scored[:limit]
     return scored, training
+
+
+def _asked_for(entry: Entry, per_site: bool, only_split: str | None) -> bool:
+    """Whether the run scores the entry when it has truth: in the split asked for, and not a per-site
+    learner's training page."""
+    return not (per_site and entry.split == "train") and only_split in (None, entry.split)
 
 
 # -- phase 2: load --------------------------------------------------------------------------------
@@ -293,7 +300,8 @@ def evaluate(
         extractor_name, documents[: len(scored)], documents[len(scored) :], truths, mismatches, errors,
         options, progress,
     )
-    return EvalResult(extractor_name, str(manifest), pages)
+    without_truth = sum(1 for e in entries if not e.has_truth and _asked_for(e, prototype.per_site, only_split))
+    return EvalResult(extractor_name, str(manifest), pages, without_truth)
 
 
 def write_outputs(result: EvalResult, out_dir: str | Path) -> Path:
@@ -334,7 +342,7 @@ def render_report(result: EvalResult) -> str:
         f"# sitewise eval: `{result.extractor}` on `{result.manifest}`",
         "",
         f"Pages scored: {overall.pages} (left out: {left_out} whose truth is not in the page; "
-        f"{sum(1 for p in result.pages if p.score is None)} without truth). Errors: {len(errors)}.",
+        f"{result.without_truth} without truth). Errors: {len(errors)}.",
         "",
         "| metric | precision | recall | F1 | median F1 | empty outputs |",
         "|---|---|---|---|---|---|",

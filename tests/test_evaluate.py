@@ -10,7 +10,7 @@ import sitewise.mss
 from learn_support import static_page
 from sitewise import extractors
 from sitewise.collect import stored_url
-from sitewise.evaluate import evaluate, write_outputs
+from sitewise.evaluate import evaluate, render_report, write_outputs
 from sitewise.mss import MSSResult
 from sitewise.pipeline import find_article
 
@@ -230,3 +230,19 @@ def test_the_fallbacks_body_leaves_out_its_headline_as_extracts_json_does():
     body = SitewiseExtractor(part="body").fit([]).extract(document)
     assert article.splitlines()[0] == "Cranes return to the harbour"
     assert body == "\n".join(article.splitlines()[1:]) == json.loads(sitewise.extract(html, output="json"))["body"]
+
+
+def test_pages_without_truth_are_counted_never_extracted(tmp_path, sample_site, monkeypatch):
+    # A single-page extractor scores only pages with truth: a per-site split's train page without one is no
+    # exception (it was extracted, counted against --limit and scored nothing), and the report counts them all.
+    monkeypatch.setitem(extractors.REGISTRY, "remember-url", f"{__name__}:RememberURL")
+    articles = [sample_site.pages[p] for p in sample_site.article_paths[:4]]
+    manifest = write_manifest(tmp_path, "gazette.test", [(article, split) for article, split in
+                                                         zip(articles, ["train", None, "test", None])])
+    lines = [json.loads(line) for line in manifest.read_text().splitlines()]
+    lines[0]["truth"] = lines[1]["truth"] = None
+    manifest.write_text("\n".join(json.dumps(line) for line in lines))
+    result = evaluate(manifest, "remember-url", progress=False)
+    assert [p.id for p in result.pages] == ["sample/2", "sample/3"]
+    assert "Pages scored: 2 (left out: 0 whose truth is not in the page; 2 without truth)" in render_report(result)
+    assert [p.id for p in evaluate(manifest, "remember-url", progress=False, limit=1).pages] == ["sample/2"]
