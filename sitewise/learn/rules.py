@@ -542,8 +542,9 @@ def _remove(nodes: list[Any]) -> None:
 
 def page_lines(html: str) -> list[tuple[str, Any, bool]]:
     """Every line of a page's visible text as :func:`element_lines` groups an element's, each with the
-    block-level node it belongs to (which tells a heading, a list item or a quote: ``sitewise.markdown``)
-    and whether it goes on that node's previous line after one ``<br>`` (a line break, not a new block)."""
+    block-level node it belongs to (which tells a heading, a list item, a quote or a table cell:
+    ``sitewise.structure``) and whether it goes on that node's previous line after one ``<br>`` (a line
+    break, not a new block)."""
     tree = _rendered_tree(html)
     root = tree.body or tree.root
     return _lines_and_blocks(root) if root is not None else []

@@ -1,0 +1,354 @@
+"""What each line of an article is — heading, list item, quote, code, table cell — for the output that
+keeps it (Markdown: :mod:`sitewise.markdown`).
+
+Whichever method found the article (rules or the fallback), its text comes one block per line. Each line
+is looked up among the page's own lines (:func:`sitewise.learn.rules.page_lines`), and the element it
+came from says what it is: a line of an ``<h2>`` is a heading of level 2, a line in an ``<ol>``'s item an
+item of an ordered list, a line in a ``<blockquote>`` quoted, a line in a ``<pre>`` the element's code,
+with the line breaks and indentation the page gives it (the text output, one block per line, has them
+collapsed). Lines one element gives, split by a ``<br>`` (a poem's, an address's), stay one block. The
+lines of a data table's cells, one after another in the answer, are one table: each cell at its row and
+column as the page lays the table out; a layout table's lines are paragraphs (:func:`_data_table_grid`).
+A line the page does not have word for word (spacing aside) is a plain paragraph.
+"""
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from dataclasses import dataclass, field
+from itertools import groupby
+from typing import Any, Iterator, NamedTuple
+
+from .mojibake import repair_mojibake
+
+#: Heading elements and their level.
+HEADING_LEVELS = {f"h{level}": level for level in range(1, 7)}
+_SPACES = re.compile(r"\s+")
+#: A table's cells.
+CELL_TAGS = ("td", "th")
+#: A data table has at least this many columns: a table of one is a stack of blocks, laid out.
+MIN_TABLE_COLUMNS = 2
+#: ... and at least this many rows: a header and one row of data; a table of one row is a strip of boxes
+#: laid side by side (a logo and a menu, a photo and its caption).
+MIN_TABLE_ROWS = 2
+#: ... and at most this many columns: a grid wider is a layout grid (spacer cells spanning it) or a
+#: ``colspan`` bomb, not a table to read (a results or specifications table has a handful).
+MAX_TABLE_COLUMNS = 50
+#: A cell of a data table holds a value, a name, a note or an address: a cell of more words is a column
+#: of the page's layout, holding its running text.
+MAX_CELL_WORDS = 100
+#: A table holding one of these is a layout: a table cell holds no block structure (a data table's cells
+#: are inline text, and so are a Markdown table's), and a table in a table is a layout's grid.
+LAYOUT_CONTENT = "table, h1, h2, h3, h4, h5, h6, ul, ol, dl, pre, blockquote"
+#: A ``colspan``'s or ``rowspan``'s number, as HTML reads it (leading digits).
+_SPAN = re.compile(r"\s*(\d{1,9})")
+
+
+class LineKind(NamedTuple):
+    """What a line of the page is."""
+
+    #: ``heading``, ``list-ul``/``list-ol``, ``table`` or ``""`` (a paragraph).
+    kind: str = ""
+    #: A heading's level, a list item's depth (in an article's block: its nesting level among the items
+    #: kept, :func:`_nested_level`).
+    level: int = 0
+    #: The block quotes that hold it (their elements), the outermost first.
+    quoted_in: tuple[int, ...] = ()
+    #: In a ``<pre>``: the element's text as the page lays it out, and the element (its lines are one
+    #: code block, given once).
+    code: str | None = None
+    code_element: int | None = None
+
+
+PARAGRAPH = LineKind()
+
+
+class Cell(NamedTuple):
+    """Where a line of a data table's cell stands in its table."""
+
+    #: The table (its element).
+    table: int
+    row: int
+    #: The first column it spans, and how many (``colspan``).
+    column: int
+    span: int
+    #: The quotes that hold the table, as :attr:`LineKind.quoted_in`.
+    quoted_in: tuple[int, ...]
+
+
+class Layout(NamedTuple):
+    """What the page's lines are, each by :func:`key`."""
+
+    kinds: dict[str, LineKind]
+    #: (line, next line) where the page gives both in one element, split by a ``<br>``.
+    breaks: set[tuple[str, str]]
+    #: Where each line stands among the page's lines (its indexes, ascending) ...
+    places: dict[str, list[int]]
+    #: ... and the data table cell of each index that is one.
+    cells: dict[int, Cell]
+
+
+#: A table's rows, each a tuple of its cells, each cell its lines (none for an empty cell).
+TableRows = tuple[tuple[tuple[str, ...], ...], ...]
+
+
+class Block(NamedTuple):
+    """One block of an article: a heading, a paragraph, a list item, a quote's paragraph, code or a table."""
+
+    kind: LineKind
+    #: Its lines (more than one where the page splits them by a ``<br>``); a table's are in ``rows``.
+    lines: tuple[str, ...]
+    #: A table's rows, the header first (the first row the article holds), each as wide as the widest.
+    rows: TableRows = ()
+
+
+@dataclass
+class _Gathered:
+    """A block as the article's lines are read into it."""
+
+    kind: LineKind
+    lines: list[str]
+    #: A table's cells and their lines, in the order the article gives them.
+    cells: dict[Cell, list[str]] = field(default_factory=dict)
+
+
+def article_blocks(text: str, html: str) -> list[Block]:
+    """``text`` (an article's lines, from ``html``) as blocks, what each is read from the page."""
+    layout = page_layout(html)
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    keys = [key(line) for line in lines]
+    gathered: list[_Gathered] = []
+    previous, previous_key, previous_table = PARAGRAPH, "", None
+    for line, line_key, cell in zip(lines, keys, _table_runs(list(_cells(keys, layout)))):
+        kind = layout.kinds.get(line_key, PARAGRAPH)
+        if cell is not None:
+            kind = LineKind("table", quoted_in=cell.quoted_in)
+            if cell.table != previous_table:
+                gathered.append(_Gathered(kind, []))  # the first line the article gives of a table
+            gathered[-1].cells.setdefault(cell, []).append(line)
+        elif kind.code_element is not None and kind.code_element == previous.code_element:
+            pass  # the code block is given once, whole
+        elif (previous_key, line_key) in layout.breaks and _breaks_lines(gathered[-1].kind):
+            gathered[-1].lines.append(line)
+        else:
+            gathered.append(_Gathered(kind, [line]))
+        previous, previous_key, previous_table = kind, line_key, None if cell is None else cell.table
+    return _blocks(gathered)
+
+
+def _cells(keys: list[str], layout: Layout) -> Iterator[Cell | None]:
+    """The data table cell each line (by key) is of, or None. A line is the page's first line of its text
+    after the page line of the line before it (else its first): the same text ("Yes", "0") stands in
+    many cells, and each is in its own row and column."""
+    place = -1
+    for line_key in keys:
+        places = layout.places.get(line_key)
+        if not places:
+            yield None
+            continue
+        later = bisect_right(places, place)
+        place = places[later] if later < len(places) else places[0]
+        yield layout.cells.get(place)
+
+
+def _table_runs(cells: list[Cell | None]) -> list[Cell | None]:
+    """The lines' cells, without those of a run of one table's lines (the part of it the article holds)
+    that is too small to be a table: a row or a column only (:data:`MIN_TABLE_ROWS`,
+    :data:`MIN_TABLE_COLUMNS`), such as a layout table's one cell of text. Its lines are paragraphs."""
+    kept: list[Cell | None] = []
+    for table, run in groupby(cells, key=lambda cell: None if cell is None else cell.table):
+        part = list(run)
+        too_small = table is None or (len({cell.row for cell in part}) < MIN_TABLE_ROWS
+                                      or len({cell.column for cell in part}) < MIN_TABLE_COLUMNS)
+        kept.extend([None] * len(part) if too_small else part)
+    return kept
+
+
+def _blocks(gathered: list[_Gathered]) -> list[Block]:
+    """The gathered blocks, each list item at its nesting level, each table's rows laid out."""
+    blocks: list[Block] = []
+    open_items: list[int] = []  # the page depths of the list items the current item is nested in, and its own
+    for index, block in enumerate(gathered):
+        kind = block.kind
+        if index and not continues_list(gathered[index - 1].kind, kind):
+            open_items = []  # the list ended: the next item starts one
+        if kind.kind.startswith("list"):
+            kind = kind._replace(level=_nested_level(open_items, kind.level))
+        blocks.append(Block(kind, tuple(block.lines), _table_rows(block.cells)))
+    return blocks
+
+
+def _nested_level(open_items: list[int], depth: int) -> int:
+    """The nesting level of a list item at ``depth`` in the page, among the items before it in its list
+    (``open_items``, updated): one deeper than the nearest shallower item, the first at 1. The article
+    keeps some of a page's items only (a menu's "Sport > Soccer" without the levels between), and an item
+    indented past its parent's text by four spaces or more is code to CommonMark, not a list item."""
+    while open_items and open_items[-1] >= depth:
+        open_items.pop()
+    open_items.append(depth)
+    return len(open_items)
+
+
+def continues_list(before: LineKind, after: LineKind) -> bool:
+    """Whether ``after`` is an item of the list ``before`` is an item of: list items in the same quotes, of
+    either kind (an item of one may hold a list of the other)."""
+    return before.quoted_in == after.quoted_in and before.kind.startswith("list") and after.kind.startswith("list")
+
+
+def _table_rows(cells: dict[Cell, list[str]]) -> TableRows:
+    """A table's rows from the cells the article holds of it (rows it holds none of left out), each cell
+    at its column, the cells a ``colspan`` covers and the ones the article lacks empty, every row as wide
+    as the widest."""
+    if not cells:
+        return ()
+    width = max(cell.column + cell.span for cell in cells)
+    rows: dict[int, list[tuple[str, ...]]] = {}
+    for cell, lines in cells.items():
+        row = rows.setdefault(cell.row, [()] * width)
+        row[cell.column] = row[cell.column] + tuple(lines)
+    return tuple(tuple(rows[number]) for number in sorted(rows))
+
+
+def page_layout(html: str) -> Layout:
+    """What each line of the page is, which lines a ``<br>`` splits, and the data table cells."""
+    from .learn.rules import page_lines
+
+    layout = Layout({}, set(), {}, {})
+    previous_key = ""
+    cell_elements: dict[int, Any] = {}  # page line index → the table cell element it is in
+    for index, (line, block, after_break) in enumerate(page_lines(html)):
+        line_key = key(line)
+        if line_key not in layout.kinds:
+            layout.kinds[line_key] = _kind_of(block)
+        layout.places.setdefault(line_key, []).append(index)
+        if after_break:
+            layout.breaks.add((previous_key, line_key))
+        previous_key = line_key
+        cell = _cell_element(block)
+        if cell is not None:
+            cell_elements[index] = cell
+    layout.cells.update(_data_table_cells(cell_elements))
+    return layout
+
+
+def _cell_element(block: Any) -> Any:
+    """The table cell a block is in (itself or an ancestor, in the nearest table), or None."""
+    node = block
+    while node is not None and node.tag != "table":
+        if node.tag in CELL_TAGS:
+            return node
+        node = node.parent
+    return None
+
+
+def _data_table_cells(cell_elements: dict[int, Any]) -> dict[int, Cell]:
+    """Of the page lines in table cells (index → cell element), those of data tables, each with its cell."""
+    grids: dict[int, dict[int, tuple[int, int, int]] | None] = {}  # table → its cells' places; None: a layout
+    cells: dict[int, Cell] = {}
+    for index, element in cell_elements.items():
+        table = _ancestor(element, "table")
+        if table is None:
+            continue
+        if table.mem_id not in grids:
+            grids[table.mem_id] = _data_table_grid(table)
+        place = (grids[table.mem_id] or {}).get(element.mem_id)
+        if place is not None:
+            cells[index] = Cell(table.mem_id, *place, _kind_of(element).quoted_in)
+    return cells
+
+
+def _ancestor(node: Any, tag: str) -> Any:
+    """The nearest ancestor of ``node`` of ``tag``, or None."""
+    node = node.parent
+    while node is not None and node.tag != tag:
+        node = node.parent
+    return node
+
+
+def _data_table_grid(table: Any) -> dict[int, tuple[int, int, int]] | None:
+    """A data table's cells (by element) and their places (row, first column, columns spanned); None for
+    a table its shape says is a layout: one holding block structure, a row or a column only, wider than
+    :data:`MAX_TABLE_COLUMNS`, a cell of running text."""
+    if any(node.mem_id != table.mem_id for node in table.css(LAYOUT_CONTENT)):  # (lexbor matches the table too)
+        return None
+    rows = [[cell for cell in row.iter() if cell.tag in CELL_TAGS] for row in table.css("tr")]
+    grid = _grid(rows)
+    if grid is None or len(rows) < MIN_TABLE_ROWS or max((column + span for _, column, span in grid.values()),
+                                                         default=0) < MIN_TABLE_COLUMNS:
+        return None
+    if any(len((cell.text(deep=True) or "").split()) > MAX_CELL_WORDS for row in rows for cell in row):
+        return None
+    return grid
+
+
+def _grid(rows: list[list[Any]]) -> dict[int, tuple[int, int, int]] | None:
+    """Each cell's place (row, first column, columns spanned), as HTML lays a table out: a cell takes the
+    first column no ``rowspan`` from a row above holds. None when a row is wider than
+    :data:`MAX_TABLE_COLUMNS`."""
+    places: dict[int, tuple[int, int, int]] = {}
+    held: dict[int, int] = {}  # column → the rows a rowspan still holds it for, this one included
+    for number, row in enumerate(rows):
+        column = 0
+        for cell in row:
+            while held.get(column, 0) > 0:
+                column += 1
+            span = _span(cell, "colspan")
+            if column + span > MAX_TABLE_COLUMNS:
+                return None
+            places[cell.mem_id] = (number, column, span)
+            for spanned in range(column, column + span):
+                held[spanned] = _span(cell, "rowspan")
+            column += span
+        held = {column: rows_left - 1 for column, rows_left in held.items() if rows_left > 1}
+    return places
+
+
+def _span(cell: Any, attribute: str) -> int:
+    """A cell's ``colspan`` or ``rowspan``: 1 when it has none, or none HTML reads (0, "wide")."""
+    match = _SPAN.match(cell.attributes.get(attribute) or "")
+    return max(1, int(match.group(1))) if match else 1
+
+
+def _breaks_lines(kind: LineKind) -> bool:
+    """Whether a block of this kind takes a line break: a heading is one line, code has its own, and a
+    table's cells are gathered apart."""
+    return kind.kind not in ("heading", "table") and kind.code is None
+
+
+def _kind_of(block: Any) -> LineKind:
+    kind, level, quotes, code, code_element = "", 0, [], None, None
+    node = block
+    while node is not None:
+        tag = node.tag
+        if tag in HEADING_LEVELS and not kind:
+            kind, level = "heading", HEADING_LEVELS[tag]
+        elif tag == "li":
+            if not kind:
+                parent = node.parent
+                kind = "list-ol" if parent is not None and parent.tag == "ol" else "list-ul"
+            if kind.startswith("list"):
+                level += 1
+        elif tag == "blockquote":
+            quotes.append(node.mem_id)
+        elif tag == "pre" and code is None:
+            code, code_element = _laid_out(node), node.mem_id
+        node = node.parent
+    return LineKind(kind, level, tuple(reversed(quotes)), code, code_element)
+
+
+def _laid_out(element: Any) -> str:
+    """An element's text with the line breaks and indentation the page gives it (``<br>`` a line break),
+    its mojibake put right, blank lines at its ends left out."""
+    parts = []
+    for node in element.traverse(include_text=True):
+        if node.tag == "-text":
+            parts.append(node.text_content or "")
+        elif node.tag == "br":
+            parts.append("\n")
+    return repair_mojibake("".join(parts)).strip("\n").rstrip()
+
+
+def key(line: str) -> str:
+    """A line as it is looked up: spacing and case aside (the fallback joins words its own way), its
+    mojibake put right as the article's lines are."""
+    return _SPACES.sub("", repair_mojibake(line)).casefold()
