@@ -26,8 +26,8 @@ if TYPE_CHECKING:
     from .store import Store
 
 #: What :func:`extract` can return.
-OUTPUTS = ("text", "json", "markdown")
-Output = Literal["text", "json", "markdown"]
+OUTPUTS = ("text", "json", "markdown", "html")
+Output = Literal["text", "json", "markdown", "html"]
 #: Where a site's rules can come from: a rule set (dict), a rule set JSON file, a store, or the base URL
 #: of a sitewise server (``GET <server>/rules/<site>``).
 RulesSource = Union[dict[str, Any], str, Path, "Store", None]
@@ -123,19 +123,21 @@ def extract(
     ``rules``: a rule set (a dict as ``learn`` returns, or a path to its JSON file), a store, or a sitewise
     server's base URL (``http://host:8000``); the site's rules are used when they fit the page, the
     fallback otherwise. ``output``: ``"text"`` (the article, one block per line), ``"markdown"``
-    (headings, lists and quotes kept) or ``"json"`` (a JSON object: the text, heading and body, the
-    page's title, author, date and language, and how it was found: method, template, confidence).
+    (headings, lists, quotes, code and data tables kept), ``"html"`` (the same as an ``<article>``
+    fragment of clean, escaped HTML, for a reader view) or ``"json"`` (a JSON object: the text, heading
+    and body, the page's title, author, date and language, and how it was found: method, template,
+    confidence).
     ``include_comments``: the fallback judges an article's comment thread like any other text instead
     of leaving it out (as trafilatura's option of that name; a site's rules select what they learned).
 
-    A page without an article gives ``""`` (text, Markdown) or a JSON object whose ``text`` is ``""`` and
+    A page without an article gives ``""`` (text, Markdown, HTML) or a JSON object whose ``text`` is ``""`` and
     whose ``reason`` says why. Raises :class:`InputError` for input that is not a readable page and
     :class:`RulesUnavailable` when a server asked for rules does not answer.
     """
     if output not in OUTPUTS:
         raise InputError(f"output must be one of {', '.join(OUTPUTS)}, not {output!r}")
     page_html = readable_html(html)
-    # text and Markdown are the article alone: the page's metadata (a second parse) is read for JSON only
+    # text, Markdown and HTML are the article alone: the page's metadata (a second parse) is read for JSON only
     found = extract_article(page_html, url, rules=rules, metadata=output == "json", include_comments=include_comments)
     return formatted(found, page_html, output)
 
@@ -186,19 +188,23 @@ def extract_article(
 
 
 def formatted(found: Extracted, html: str, output: Output) -> str:
-    """An answer as ``output`` asks (``html``: the page it is of, whose elements Markdown reads)."""
+    """An answer as ``output`` asks (``html``: the page it is of, whose elements Markdown and HTML read)."""
     if output == "json":
         return json.dumps(found.to_json(), ensure_ascii=False)
     if output == "markdown":
         from .markdown import to_markdown
 
         return printable(to_markdown(found.text, html))
+    if output == "html":
+        from .article_html import to_html
+
+        return printable(to_html(found.text, html))
     return printable(found.text)
 
 
 def printable(text: str) -> str:
     """``text`` without the control characters no reader's text holds (:data:`_UNPRINTABLE`). Applied as
-    an answer is given (text, Markdown, JSON), not to what the pipeline found: Markdown looks the page's
+    an answer is given (text, Markdown, HTML, JSON), not to what the pipeline found: Markdown looks the page's
     lines up by the text as found."""
     return _UNPRINTABLE.sub("", text)
 

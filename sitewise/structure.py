@@ -1,5 +1,5 @@
-"""What each line of an article is — heading, list item, quote, code, table cell — for the output that
-keeps it (Markdown: :mod:`sitewise.markdown`).
+"""What each line of an article is — heading, list item, quote, code, table cell — for the outputs that
+keep it (Markdown: :mod:`sitewise.markdown`; HTML: :mod:`sitewise.article_html`).
 
 Whichever method found the article (rules or the fallback), its text comes one block per line. Each line
 is looked up among the page's own lines (:func:`sitewise.learn.rules.page_lines`), and the element it

@@ -1,9 +1,12 @@
-"""The article's structure in the outputs that keep it: data tables as GitHub tables in Markdown."""
+"""The article's structure in the outputs that keep it: data tables as GitHub tables in Markdown, and the
+``html`` output (clean, escaped HTML of the blocks Markdown writes), from the library and the CLI."""
 from __future__ import annotations
 
 import pytest
 
 import sitewise
+from sitewise.article_html import to_html
+from sitewise.cli import main
 from sitewise.markdown import to_markdown
 
 #: Story paragraphs around the blocks under test make the fallback take them as the article's.
@@ -64,3 +67,47 @@ def test_markdown_keeps_the_part_of_a_table_the_article_holds():
     html = page(RESULTS)
     assert to_markdown("Rotterdam & co\n0\nAntwerp\n0", html) == "| Rotterdam & co |  | 0 |\n| --- | --- | --- |\n| Antwerp | 0 |  |"
     assert to_markdown("Hamburg\nThe end", html) == "Hamburg\n\nThe end"
+
+
+def test_html_output_escapes_the_texts_and_keeps_nothing_of_the_pages_markup():
+    blocks = ("<p class='lead' onclick='steal()'>Write &lt;script&gt;alert(1)&lt;/script&gt; and AT&amp;T as they are."
+              "<script>alert(2)</script><a href='javascript:alert(3)'>here</a></p>")
+    html = sitewise.extract(page(blocks), output="html")
+    assert html.startswith("<article>\n<h1>The strike</h1>\n<p>The harbor") and html.endswith("</p>\n</article>")
+    assert "<p>Write &lt;script&gt;alert(1)&lt;/script&gt; and AT&amp;T as they are.here</p>" in html
+    assert "alert(2)" not in html and "onclick" not in html and "class=" not in html and "href" not in html
+    assert sitewise.extract("<p>no", output="html") == ""
+
+
+def test_html_output_nests_lists_keeps_code_quotes_breaks_and_tables():
+    code = "def f(x):\n    if x &lt; 1:\n        return 1"
+    blocks = ("<ol><li>Moor the ship<ul><li>Check the ropes</li><li>Lower the fenders<ol><li>Port side first</li></ol>"
+              f"</li></ul></li><li>Open the hatches</li></ol><pre><code>{code}</code></pre>"
+              "<blockquote><p>We will not<br>load a ship</p><ul><li>Cargo waits</li></ul></blockquote>" + RESULTS)
+    html = sitewise.extract(page(blocks), output="html")
+    assert ("<ol>\n<li>Moor the ship\n<ul>\n<li>Check the ropes</li>\n<li>Lower the fenders\n<ol>\n"
+            "<li>Port side first</li>\n</ol>\n</li>\n</ul>\n</li>\n<li>Open the hatches</li>\n</ol>\n") in html
+    assert f"<pre><code>{code}</code></pre>\n" in html  # its line breaks and indentation, its "<" escaped
+    assert "<blockquote>\n<p>We will not<br>load a ship</p>\n<ul>\n<li>Cargo waits</li>\n</ul>\n</blockquote>\n" in html
+    assert ("<table>\n<thead>\n<tr><th>Port</th><th>For | against</th><th>Abstained</th></tr>\n</thead>\n<tbody>\n"
+            "<tr><td>Hamburg</td><td>412<br>(late count)</td><td>0</td></tr>\n"
+            "<tr><td>Rotterdam &amp; co</td><td></td><td>0</td></tr>\n"
+            "<tr><td>Antwerp</td><td>0</td><td></td></tr>\n</tbody>\n</table>\n") in html
+
+
+def test_html_and_markdown_read_the_same_structure():
+    # one place decides what each line is: a heading, list items and a quote come out alike in both
+    html = page("<h2>What the union says</h2><ul><li>Cargo waits</li></ul><blockquote>Not one ship</blockquote>")
+    text = sitewise.extract(html)
+    assert "\n\n## What the union says\n\n- Cargo waits\n\n> Not one ship\n\n" in to_markdown(text, html)
+    assert "\n<h2>What the union says</h2>\n<ul>\n<li>Cargo waits</li>\n</ul>\n<blockquote>\n<p>Not one ship</p>\n</blockquote>\n" in to_html(text, html)
+
+
+def test_cli_prints_html(tmp_path, capsys):
+    saved = tmp_path / "page.html"
+    saved.write_text(page("<ul><li>Fish &amp; chips</li><li>Tea</li></ul>"), encoding="utf-8")
+    assert main(["extract", str(saved), "--no-store", "--output", "html"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("<article>\n<p>") and out.endswith("</article>\n") and "<ul>\n<li>Fish &amp; chips</li>\n<li>Tea</li>\n</ul>" in out
+    assert main(["extract", str(saved), str(saved), "--no-store", "--output", "html", "--jobs", "1"]) == 0
+    assert '"html": "<article>' in capsys.readouterr().out  # JSON lines name the output by its format

@@ -1,5 +1,5 @@
 """``sitewise extract SOURCE…``: the article of pages — saved HTML files, live URLs, stdin — by their site's
-rules when learned, else by the fallback; as text, JSON or Markdown (:func:`sitewise.extract`'s formats).
+rules when learned, else by the fallback; as text, JSON, Markdown or HTML (:func:`sitewise.extract`'s formats).
 
 One input: the article on stdout, the method on stderr. Several: one JSON object a line, in input order,
 extracted in parallel over a process pool, with a progress bar on stderr.
@@ -42,7 +42,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("sources", nargs="*", metavar="SOURCE", help="http(s) URLs, saved HTML files (paths or file:// URLs), or - for stdin")
     parser.add_argument("--from-list", type=Path, metavar="FILE", help="a file of sources, one a line (# comments)")
-    parser.add_argument("--output", choices=OUTPUTS, default="text", help="text (default), json or markdown")
+    parser.add_argument("--output", choices=OUTPUTS, default="text", help="text (default), json, markdown or html (an <article> fragment for a reader view)")
     parser.add_argument("--json", action="store_true", help="the same as --output json")
     parser.add_argument("--url", help="the URL a single saved file or stdin came from (decides its site)")
     parser.add_argument("--render", action="store_true", help="render saved files in Chromium (network blocked)")
@@ -180,7 +180,7 @@ def _render(tasks: list[Task], args: argparse.Namespace) -> None:
 
 
 def _extract(task: Task) -> dict[str, Any]:
-    """One task's answer: ``source``, ``url``, the JSON fields, and for text and Markdown ``output`` (what
+    """One task's answer: ``source``, ``url``, the JSON fields, and for text, Markdown and HTML ``output`` (what
     --output prints) — or ``source`` and ``error``."""
     from ..api import InputError, extract_article, formatted, readable_html
     from ..pipeline import rebuild_html
