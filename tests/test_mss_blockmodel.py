@@ -69,6 +69,14 @@ def test_a_malformed_address_reads_as_no_address():
     assert extract_mss(ARTICLE_PAGE, url="http://[not-an-address/").text == extract_mss(ARTICLE_PAGE).text
 
 
+@pytest.mark.parametrize("url", ["file:///home/me/saved/page.html", "about:blank", "data:text/html,x"])
+def test_an_address_off_the_web_reads_as_no_address(url):
+    # sitewise extract FILE passed a saved file's file:// URL: its one-word file name read as a section
+    # page's, its folders as the URL's depth, and the answer differed from the library's for the same HTML.
+    assert np.array_equal(page_blocks(ARTICLE_PAGE, url).features, page_blocks(ARTICLE_PAGE).features)
+    assert not page_blocks(ARTICLE_PAGE, url).section
+
+
 def test_hidden_and_noscript_content_is_read_and_marked():
     html = ("<html><body><div hidden><p>Server-rendered story text that scripts reveal later on.</p></div>"
             "<noscript><p>Forum post served to readers without scripts, in full sentences.</p></noscript></body></html>")

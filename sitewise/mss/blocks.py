@@ -199,15 +199,21 @@ def page_signals(root: etree._Element, url: str | None = None) -> PageSignals:
     return PageSignals(frozenset(title_words), frozenset(description), frozenset(body), frozenset(kinds), _readable_url(url))
 
 
+#: The schemes of addresses on the web: only they say where a page stands in its site.
+WEB_SCHEMES = frozenset({"http", "https"})
+
+
 def _readable_url(url: str | None) -> str:
-    """``url`` when it splits into parts, else "": a malformed address ("http://[x") says nothing of the page."""
+    """``url`` when it is a web address that splits into parts, else "": a malformed address ("http://[x")
+    says nothing of the page, nor does a saved file's (``file:///home/me/saved/page.html``, which
+    ``sitewise extract FILE`` passes: its folders are no site's sections, its file name no slug)."""
     if not url:
         return ""
     try:
-        urlsplit(url)
+        scheme = urlsplit(url).scheme
     except ValueError:
         return ""
-    return url
+    return url if scheme.lower() in WEB_SCHEMES else ""
 
 
 def reads_as_section(signals: PageSignals) -> bool:
