@@ -476,9 +476,13 @@
 
   // -- the panel -----------------------------------------------------------------------------------
 
+  // The panel keeps 16px from the viewport's edges; on a narrow screen (a phone, or 200% zoom) it narrows,
+  // and when it is taller than the viewport it scrolls. Buttons are at least 24px (WCAG 2.5.8), 44px on a
+  // touch screen (WCAG 2.5.5, Apple's and Android's guidance for a fingertip).
   var PANEL_CSS = list(
     ":host { all: initial; }",
     ".panel { position: fixed; top: 16px; right: 16px; width: 320px; box-sizing: border-box; padding: 14px 16px 12px;",
+    "  max-width: calc(100% - 32px); max-height: calc(100% - 32px); overflow-y: auto;",
     "  background: #1d2330; color: #f1f3f8; border-radius: 12px; box-shadow: 0 10px 30px rgba(0,0,0,.35);",
     "  font: 14px/1.45 system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif; text-align: left; }",
     ".head { display: flex; align-items: center; justify-content: space-between; margin-bottom: 8px; }",
@@ -486,7 +490,8 @@
     ".brand::before { content: ''; display: inline-block; width: 4px; height: 15px; margin-right: 7px; vertical-align: -2px;",
     "  background: #f5c542; border-radius: 2px; }",
     "button { font: inherit; cursor: pointer; border: 0; border-radius: 7px; padding: 6px 10px; margin: 0;",
-    "  background: #323a4d; color: #f1f3f8; }",
+    "  min-width: 24px; min-height: 24px; background: #323a4d; color: #f1f3f8; }",
+    "@media (pointer: coarse) { button { min-width: 44px; min-height: 44px; } }",
     "button:hover { background: #404a62; }",
     "button.on { background: #f5c542; color: #1d2330; }",
     "button.close { background: transparent; font-size: 18px; line-height: 1; padding: 2px 6px; color: #aab2c5; }",
@@ -509,12 +514,14 @@
     host.style.setProperty("z-index", PANEL_Z_INDEX, "important");
     host.style.setProperty("top", "0", "important");
     host.style.setProperty("right", "0", "important");
+    host.setAttribute("popover", "manual");  // manual: a click on the page (reporting a block) keeps it open
     var root = host.attachShadow({mode: "open"});
     adoptStyles(root, PANEL_CSS);
     var box = element("div", {class: "panel", role: "dialog", "aria-label": "sitewise"});
     root.appendChild(box);
     document.documentElement.appendChild(host);
     restores.push(function () { host.remove(); });
+    showOnTop(host);
     var note = "";
 
     function draw(children) {
@@ -537,6 +544,14 @@
         draw(resultView());
       }
     };
+  }
+
+  // The top layer (a manual popover) is above every z-index and fixed to the viewport even when the page
+  // transforms its root element (which would make position: fixed scroll with the page). A browser without
+  // popovers keeps the panel where z-index puts it.
+  function showOnTop(host) {
+    if (typeof host.showPopover !== "function") return;
+    try { host.showPopover(); } catch (error) { /* not shown as a popover: z-index still holds */ }
   }
 
   function resultView() {

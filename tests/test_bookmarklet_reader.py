@@ -1,0 +1,125 @@
+"""The bookmarklet's panel for every reader, in real Chromium: on a phone (touch, a narrow screen, 200%
+zoom) and on pages whose own CSS fights it (a transformed root, an overlay above every z-index)."""
+from __future__ import annotations
+
+import json
+from typing import Any, Iterator
+
+import pytest
+
+from bookmarklet_support import chromium, click_bookmarklet, loopback_only, serve_app, serve_html
+from server_support import settings_for
+from sitewise.server import create_app
+from sitewise.store import Store
+
+pytestmark = pytest.mark.browser
+
+#: A phone as Playwright emulates one: 360×640 CSS px at 3 device pixels each, touch (pointer: coarse).
+PHONE = {"viewport": {"width": 360, "height": 640}, "device_scale_factor": 3, "is_mobile": True, "has_touch": True}
+#: The smallest touch target (CSS px) Apple's and Android's guidance and WCAG 2.5.5 ask for.
+TOUCH_TARGET = 44
+
+PARAGRAPHS = "".join(f"<p>Paragraph {i}: the harbour workers voted to end the strike after nine days of talks at the port.</p>"
+                     for i in range(8))
+
+
+def page(article: str, html_attributes: str = "", head: str = "") -> str:
+    return (f"<!DOCTYPE html><html {html_attributes}><head><meta name=viewport content='width=device-width'>"
+            f"<title>Harbour strike ends</title>{head}</head><body><nav><a href='/'>Home</a> <a href='/news'>News</a></nav>"
+            f"<article><h1>Harbour strike ends</h1>{article}</article><footer>Harbour Gazette</footer></body></html>")
+
+
+PAGES = {
+    "/story": ("", page(PARAGRAPHS)),
+    # A transformed root element makes it the containing block of position: fixed (Chromium, Firefox).
+    "/transformed": ("", page(PARAGRAPHS * 6, head="<style>html { transform: translateZ(0) }</style>")),
+}
+
+#: The panel's box (the dialog) as the viewport sees it.
+PANEL_BOX_JS = """() => JSON.stringify(document.querySelector('sitewise-panel').shadowRoot.querySelector('[role=dialog]')
+  .getBoundingClientRect())"""
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with chromium() as launched:
+        yield launched
+
+
+@pytest.fixture(scope="module")
+def site() -> Iterator[str]:
+    with serve_html(PAGES) as base_url:
+        yield base_url
+
+
+@pytest.fixture
+def server(store: Store, tmp_path) -> Iterator[str]:
+    with serve_app(create_app(settings_for(tmp_path), store)) as url:
+        yield url
+
+
+@pytest.fixture
+def open_tab(browser):
+    """open_tab(**context options) → a tab that reaches only loopback; every context is closed after the test."""
+    contexts = []
+
+    def opened(**options: Any) -> Any:
+        context = browser.new_context(**options)
+        contexts.append(context)
+        tab = context.new_page()
+        tab.route("**/*", loopback_only)
+        return tab
+
+    yield opened
+    for context in contexts:
+        context.close()
+
+
+def panel_box(tab: Any) -> dict[str, float]:
+    return json.loads(tab.evaluate(PANEL_BOX_JS))
+
+
+def test_every_panel_button_is_a_touch_target_on_a_phone(open_tab, server, site):
+    tab = open_tab(**PHONE)
+    tab.goto(site + "/story")
+    click_bookmarklet(tab, server)
+    sizes = tab.evaluate("""() => [...document.querySelector('sitewise-panel').shadowRoot.querySelectorAll('button')]
+      .map(b => [b.getAttribute('aria-label') || b.textContent, b.getBoundingClientRect().width, b.getBoundingClientRect().height])""")
+    assert [name for name, _, _ in sizes] == ["Close", "Highlight on", "Copy text", "Report a block"]
+    assert all(width >= TOUCH_TARGET and height >= TOUCH_TARGET for _, width, height in sizes), sizes
+
+
+@pytest.mark.parametrize("width, height", [(320, 568), (180, 320)], ids=["small-phone", "phone-at-200%-zoom"])
+def test_the_panel_fits_a_narrow_screen(open_tab, server, site, width, height):
+    """The panel was 320px wide whatever the screen: on a 320px phone its left edge was off screen, at
+    200% zoom half of it (it is fixed: no scrolling brings it back)."""
+    tab = open_tab(viewport={"width": width, "height": height})
+    tab.goto(site + "/story")
+    click_bookmarklet(tab, server)
+    box = panel_box(tab)
+    assert box["left"] >= 0 and box["right"] <= width, box
+    assert box["top"] >= 0 and box["bottom"] <= height, box
+    # What does not fit scrolls inside the panel: the last line can be reached.
+    tab.evaluate("() => { const p = document.querySelector('sitewise-panel').shadowRoot.querySelector('[role=dialog]');"
+                 " p.scrollTop = p.scrollHeight; }")
+    assert tab.locator("sitewise-panel").get_by_text("Page stored").is_visible()
+
+
+
+def test_the_panel_stays_on_screen_and_above_the_page(open_tab, server, site):
+    """On a page that transforms its root the fixed panel scrolled away with the page (a reader in the
+    middle of an article saw nothing), and an overlay the page adds later above every z-index hid it."""
+    tab = open_tab(**PHONE)
+    tab.goto(site + "/transformed")
+    tab.evaluate("() => window.scrollTo(0, document.body.scrollHeight / 2)")
+    click_bookmarklet(tab, server)
+    tab.evaluate("""() => { const overlay = document.createElement('div');
+      overlay.style.cssText = 'position: fixed; inset: 0; z-index: 2147483647; background: rgba(0, 0, 0, .5)';
+      document.documentElement.appendChild(overlay); }""")
+    box = panel_box(tab)
+    assert tab.evaluate("() => window.scrollY") > 1000
+    assert 0 <= box["top"] and box["bottom"] <= PHONE["viewport"]["height"], box
+    on_top = tab.evaluate(f"() => document.elementFromPoint({box['left'] + box['width'] / 2}, {box['top'] + 20}).localName")
+    assert on_top == "sitewise-panel"
+
+
