@@ -18,7 +18,8 @@
  *                 when no template matches) POST /api/extract with the page and highlight the blocks the
  *                 server returns (MSS).
  *   4. show       outline the article blocks (inline styles, restored on close) and open a panel in a
- *                 shadow root (page CSS cannot reach it): method, pages learned from, highlight toggle,
+ *                 shadow root (page CSS cannot reach it) in the top layer, a dialog that takes the focus
+ *                 and says its status in live regions: method, pages learned from, highlight toggle,
  *                 copy text, report a wrong or missing block (POST /api/feedback).
  * When the page's Content-Security-Policy blocks the server, the panel says so.
  * window.sitewise exposes close(), ready (a promise of the run's state) and a few read-only helpers.
@@ -415,8 +416,11 @@
       event.stopPropagation();
       report(indexOf.get(element));
     }
+    // Escape ends report mode and nothing else (the panel's own Escape would close it).
     function key(event) {
-      if (event.key === "Escape") stopReporting();
+      if (event.key !== "Escape") return;
+      event.stopPropagation();
+      stopReporting();
     }
     reporting = {
       stop: function () {
@@ -485,6 +489,7 @@
     "  max-width: calc(100% - 32px); max-height: calc(100% - 32px); overflow-y: auto;",
     "  background: #1d2330; color: #f1f3f8; border-radius: 12px; box-shadow: 0 10px 30px rgba(0,0,0,.35);",
     "  font: 14px/1.45 system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif; text-align: left; }",
+    ".panel:focus { outline: none; }",  // focused on opening, for the keyboard: a ring around it all is noise
     ".head { display: flex; align-items: center; justify-content: space-between; margin-bottom: 8px; }",
     ".brand { font-weight: 700; font-size: 15px; letter-spacing: -.01em; }",
     ".brand::before { content: ''; display: inline-block; width: 4px; height: 15px; margin-right: 7px; vertical-align: -2px;",
@@ -517,31 +522,54 @@
     host.setAttribute("popover", "manual");  // manual: a click on the page (reporting a block) keeps it open
     var root = host.attachShadow({mode: "open"});
     adoptStyles(root, PANEL_CSS);
-    var box = element("div", {class: "panel", role: "dialog", "aria-label": "sitewise"});
+    // The panel speaks English: left to right, read with an English voice, on an Arabic or Hebrew page too.
+    var box = element("div", {class: "panel", role: "dialog", "aria-label": "sitewise", dir: "ltr", lang: "en", tabindex: "-1"});
+    var closeButton = element("button", {class: "close", type: "button", title: "Close sitewise", "aria-label": "Close"}, "×");
+    closeButton.addEventListener("click", close);
+    // A live region is announced when its content changes, not when it is inserted: the message (progress,
+    // result or error) and the note stay, only what they say is replaced.
+    var message = element("div", {role: "status"});
+    var details = element("div", {});
+    var note = element("p", {class: "note", role: "status"});
+    note.hidden = true;
+    box.appendChild(element("div", {class: "head"}, list(element("span", {class: "brand"}, "sitewise"), closeButton)));
+    box.appendChild(message);
+    box.appendChild(details);
+    box.appendChild(note);
+    box.addEventListener("keydown", function (event) {
+      if (event.key === "Escape") close();
+    });
     root.appendChild(box);
     document.documentElement.appendChild(host);
     restores.push(function () { host.remove(); });
     showOnTop(host);
-    var note = "";
+    box.focus({preventScroll: true});  // the reader just asked for it: Tab goes on to its buttons, not the page's links
 
-    function draw(children) {
-      while (box.firstChild) box.removeChild(box.firstChild);
-      var closeButton = element("button", {class: "close", title: "Close sitewise", "aria-label": "Close"}, "×");
-      closeButton.addEventListener("click", close);
-      box.appendChild(element("div", {class: "head"}, list(element("span", {class: "brand"}, "sitewise"), closeButton)));
-      children.forEach(function (child) { if (child) box.appendChild(child); });
-      if (note) box.appendChild(element("p", {class: "note", role: "status"}, note));
+    // The message is replaced only when it says something new (a screen reader reads each change), and a
+    // button that had the keyboard focus has it again after the redraw.
+    function draw(said, rest) {
+      var focused = root.activeElement ? attribute(root.activeElement, "data-action") : null;
+      if (message.textContent !== said.textContent) replaceChildren(message, list(said));
+      replaceChildren(details, rest);
+      var again = focused && queryAll(details, "[data-action=\"" + focused + "\"]")[0];
+      if (again) again.focus();
+      else if (focused) box.focus();
     }
 
     return {
       host: host,
       contains: function (node) { return node === host || host.contains(node); },
-      status: function (text) { draw(list(element("p", {class: "status"}, text))); },
-      error: function (text) { draw(list(element("p", {class: "error", role: "alert"}, text))); },
-      note: function (text) { note = text; this.render(); },
+      status: function (text) { draw(element("p", {class: "status"}, text), list()); },
+      error: function (text) { draw(element("p", {class: "error"}, text), list()); },
+      note: function (text) {
+        note.textContent = text;
+        note.hidden = !text;
+        this.render();
+      },
       render: function () {
         if (state.error) return this.error(state.error);
-        draw(resultView());
+        var view = resultView();
+        draw(view.message, view.details);
       }
     };
   }
@@ -552,6 +580,11 @@
   function showOnTop(host) {
     if (typeof host.showPopover !== "function") return;
     try { host.showPopover(); } catch (error) { /* not shown as a popover: z-index still holds */ }
+  }
+
+  function replaceChildren(parent, children) {
+    while (parent.firstChild) parent.removeChild(parent.firstChild);
+    children.forEach(function (child) { if (child) parent.appendChild(child); });
   }
 
   function resultView() {
@@ -570,27 +603,30 @@
       ? "Learned rules v" + state.learnedVersion + " do not fit this page (a layout they do not know yet?). Found by text statistics (MSS)."
       : "Not learned yet" + (state.pagesStored != null ? ": " + state.pagesStored + " page" + (state.pagesStored === 1 ? "" : "s") + " of " + state.site + " stored" : "") +
         (state.pagesNeeded ? " (learning starts at " + state.pagesNeeded + ")" : "") + ". Found by text statistics (MSS).";
-    var toggle = button(state.highlight ? "Highlight on" : "Highlight off", state.highlight, function () {
+    var toggle = button("highlight", state.highlight ? "Highlight on" : "Highlight off", state.highlight, function () {
       state.highlight = !state.highlight;
       applyHighlight();
       panel.render();
     });
-    var copy = button("Copy text", false, copyText);
-    var reportButton = button(reporting ? "Done reporting" : "Report a block", !!reporting, startReporting);
-    return list(
-      element("p", {class: "status"}, list(method, headline)),
-      element("p", {class: "facts"}, learned),
-      element("div", {class: "actions"}, list(toggle, copy, reportButton)),
-      reporting ? element("p", {class: "hint"}, "Click a highlighted block that is not article text, or a block that is article text but was missed. Esc to stop.") : null,
-      element("p", {class: "foot"}, "Page " + (state.upload || "not sent") + " · " + SERVER)
-    );
+    var copy = button("copy", "Copy text", false, copyText);
+    var reportButton = button("report", reporting ? "Done reporting" : "Report a block", !!reporting, startReporting);
+    return {
+      message: element("p", {class: "status"}, list(method, headline)),
+      details: list(
+        element("p", {class: "facts"}, learned),
+        element("div", {class: "actions"}, list(toggle, copy, reportButton)),
+        reporting ? element("p", {class: "hint"}, "Click a highlighted block that is not article text, or a block that is article text but was missed. Esc to stop.") : null,
+        element("p", {class: "foot"}, "Page " + (state.upload || "not sent") + " · " + SERVER)
+      )
+    };
   }
 
-  function button(label, on, action) {
-    var node = element("button", {class: on ? "on" : "", type: "button"}, label);
+  // action names the button across redraws (the keyboard focus stays on it).
+  function button(action, label, on, onClick) {
+    var node = element("button", {class: on ? "on" : "", type: "button", "data-action": action}, label);
     node.addEventListener("click", function (event) {
       event.stopPropagation();
-      action();
+      onClick();
     });
     return node;
   }

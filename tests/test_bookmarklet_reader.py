@@ -1,5 +1,6 @@
 """The bookmarklet's panel for every reader, in real Chromium: on a phone (touch, a narrow screen, 200%
-zoom) and on pages whose own CSS fights it (a transformed root, an overlay above every z-index)."""
+zoom), with a keyboard or a screen reader, on a right-to-left page, and on pages whose own CSS fights it
+(a transformed root, an overlay above every z-index)."""
 from __future__ import annotations
 
 import json
@@ -7,7 +8,7 @@ from typing import Any, Iterator
 
 import pytest
 
-from bookmarklet_support import chromium, click_bookmarklet, loopback_only, serve_app, serve_html
+from bookmarklet_support import chromium, click_bookmarklet, highlighted, loader_code, loopback_only, serve_app, serve_html
 from server_support import settings_for
 from sitewise.server import create_app
 from sitewise.store import Store
@@ -21,6 +22,9 @@ TOUCH_TARGET = 44
 
 PARAGRAPHS = "".join(f"<p>Paragraph {i}: the harbour workers voted to end the strike after nine days of talks at the port.</p>"
                      for i in range(8))
+ARABIC = "".join(f"<p>الفقرة {i}: صوّت عمال الميناء على إنهاء الإضراب بعد تسعة أيام من المحادثات الطويلة في المدينة.</p>"
+                 for i in range(8))
+HEBREW = "".join(f"<p>פסקה {i}: עובדי הנמל הצביעו על סיום השביתה אחרי תשעה ימים של שיחות ארוכות בעיר.</p>" for i in range(8))
 
 
 def page(article: str, html_attributes: str = "", head: str = "") -> str:
@@ -31,6 +35,8 @@ def page(article: str, html_attributes: str = "", head: str = "") -> str:
 
 PAGES = {
     "/story": ("", page(PARAGRAPHS)),
+    "/arabic": ("", page(ARABIC, 'dir="rtl" lang="ar"')),
+    "/hebrew": ("", page(HEBREW, 'dir="rtl" lang="he"')),
     # A transformed root element makes it the containing block of position: fixed (Chromium, Firefox).
     "/transformed": ("", page(PARAGRAPHS * 6, head="<style>html { transform: translateZ(0) }</style>")),
 }
@@ -38,6 +44,11 @@ PAGES = {
 #: The panel's box (the dialog) as the viewport sees it.
 PANEL_BOX_JS = """() => JSON.stringify(document.querySelector('sitewise-panel').shadowRoot.querySelector('[role=dialog]')
   .getBoundingClientRect())"""
+
+#: The element focused inside the panel's shadow root, as "role or tag: text".
+PANEL_FOCUS_JS = """() => { const host = document.querySelector('sitewise-panel'); const focused = host && host.shadowRoot.activeElement;
+  return document.activeElement === host && focused ? (focused.getAttribute('role') || focused.localName) + ': ' +
+    (focused.getAttribute('role') ? '' : focused.textContent) : null; }"""
 
 
 @pytest.fixture(scope="module")
@@ -105,6 +116,26 @@ def test_the_panel_fits_a_narrow_screen(open_tab, server, site, width, height):
     assert tab.locator("sitewise-panel").get_by_text("Page stored").is_visible()
 
 
+@pytest.mark.parametrize("path, page_language", [("/arabic", "ar"), ("/hebrew", "he")])
+def test_the_english_panel_reads_left_to_right_on_a_right_to_left_page(open_tab, server, site, path, page_language):
+    """`all: initial` does not reset direction: the panel took the page's rtl, so "136 words in 8 blocks
+    highlighted." showed as "words in 8 blocks 136 … .highlighted", and a screen reader read it with the
+    page's (Arabic, Hebrew) voice."""
+    tab = open_tab(**PHONE)
+    tab.goto(site + path)
+    state = click_bookmarklet(tab, server)
+    assert state["error"] is None and len(highlighted(tab)) >= 8
+    assert tab.evaluate("() => document.documentElement.lang") == page_language
+    dialog = tab.locator("sitewise-panel").get_by_role("dialog")
+    assert dialog.evaluate("d => [getComputedStyle(d).direction, d.lang]") == ["ltr", "en"]
+    # Left to right: the brand at the left of the close button, the word count right of the method badge.
+    brand, close = (tab.locator("sitewise-panel").locator(s).bounding_box() for s in (".brand", "button.close"))
+    assert brand["x"] < close["x"]
+    badge_right, count_left = tab.locator("sitewise-panel").locator(".status").evaluate(
+        "p => { const count = document.createRange(); count.setStart(p.lastChild, 0); count.setEnd(p.lastChild, 1);"
+        " return [p.firstChild.getBoundingClientRect().right, count.getBoundingClientRect().left]; }")
+    assert badge_right <= count_left
+
 
 def test_the_panel_stays_on_screen_and_above_the_page(open_tab, server, site):
     """On a page that transforms its root the fixed panel scrolled away with the page (a reader in the
@@ -123,3 +154,42 @@ def test_the_panel_stays_on_screen_and_above_the_page(open_tab, server, site):
     assert on_top == "sitewise-panel"
 
 
+def test_the_panel_works_from_the_keyboard(open_tab, server, site):
+    """The panel was the last stop of the page's tab order (after every link of the page), a button
+    pressed from the keyboard lost the focus (the panel is redrawn), and Escape did nothing."""
+    tab = open_tab(viewport={"width": 1280, "height": 900})
+    tab.goto(site + "/story")
+    click_bookmarklet(tab, server)
+    assert tab.evaluate(PANEL_FOCUS_JS) == "dialog: "
+    tab.keyboard.press("Tab")
+    assert tab.evaluate(PANEL_FOCUS_JS) == "button: ×"
+    tab.keyboard.press("Tab")
+    assert tab.evaluate(PANEL_FOCUS_JS) == "button: Highlight on"
+    tab.keyboard.press("Enter")
+    assert highlighted(tab) == []
+    assert tab.evaluate(PANEL_FOCUS_JS) == "button: Highlight off"
+    tab.keyboard.press("Space")
+    assert len(highlighted(tab)) >= 8
+    # Escape in report mode ends report mode only; then it closes the panel.
+    tab.keyboard.press("Tab")
+    tab.keyboard.press("Tab")
+    tab.keyboard.press("Enter")
+    assert tab.evaluate(PANEL_FOCUS_JS) == "button: Done reporting"
+    tab.keyboard.press("Escape")
+    assert tab.evaluate(PANEL_FOCUS_JS) == "button: Report a block"
+    tab.keyboard.press("Escape")
+    assert tab.evaluate("() => document.querySelector('sitewise-panel') === null && !window.sitewise")
+
+
+def test_a_screen_reader_hears_the_status_change(open_tab, server, site):
+    """A live region is announced when its content changes, not when it is inserted: the panel was
+    redrawn whole, so "Reading the page…" and then the result were never announced."""
+    tab = open_tab(viewport={"width": 1280, "height": 900})
+    tab.goto(site + "/story")
+    tab.evaluate(loader_code(server))
+    tab.wait_for_function("() => document.querySelector('sitewise-panel')")
+    tab.evaluate("() => { window.firstStatus = document.querySelector('sitewise-panel').shadowRoot.querySelector('[role=status]'); }")
+    tab.wait_for_function("() => window.sitewise.ready && window.sitewise.state.article.length")
+    tab.evaluate("() => window.sitewise.ready")
+    assert tab.evaluate("() => window.firstStatus !== null && window.firstStatus.isConnected")
+    assert "words in" in tab.evaluate("() => window.firstStatus.textContent")
