@@ -45,11 +45,13 @@
 
   var SCRIPT = document.currentScript;
   var SERVER = serverOf(SCRIPT);
-  // Highlight colours: a warm outline and wash that read on light and dark pages alike.
+  // Highlight colours: a warm outline and wash that read on light and dark pages alike. The wash is an inset
+  // shadow, painted over the block's own background rather than instead of it (white text on a dark block
+  // became white on pale yellow), and like the outline it takes no room: the page does not reflow.
   var HIGHLIGHT_STYLE = {
     "outline": "2px solid rgba(232, 170, 20, 0.95)",
     "outline-offset": "2px",
-    "background-color": "rgba(255, 226, 120, 0.35)"
+    "box-shadow": "inset 0 0 0 100vmax rgba(255, 226, 120, 0.35)"
   };
   var HOVER_STYLE = {"outline": "2px dashed rgba(200, 40, 40, 0.95)", "outline-offset": "2px"};
   // Feedback carries at most this much of a block's text (the server caps it at 10,000).

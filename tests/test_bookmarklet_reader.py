@@ -1,6 +1,6 @@
-"""The bookmarklet's panel for every reader, in real Chromium: on a phone (touch, a narrow screen, 200%
-zoom), with a keyboard or a screen reader, on a right-to-left page, and on pages whose own CSS fights it
-(a transformed root, an overlay above every z-index)."""
+"""The bookmarklet's panel and highlight for every reader, in real Chromium: on a phone (touch, a narrow
+screen, 200% zoom), with a keyboard or a screen reader, on a right-to-left page, and on pages whose own
+CSS fights it (a transformed root, an overlay above every z-index, white text on a dark block)."""
 from __future__ import annotations
 
 import json
@@ -25,6 +25,7 @@ PARAGRAPHS = "".join(f"<p>Paragraph {i}: the harbour workers voted to end the st
 ARABIC = "".join(f"<p>الفقرة {i}: صوّت عمال الميناء على إنهاء الإضراب بعد تسعة أيام من المحادثات الطويلة في المدينة.</p>"
                  for i in range(8))
 HEBREW = "".join(f"<p>פסקה {i}: עובדי הנמל הצביעו על סיום השביתה אחרי תשעה ימים של שיחות ארוכות בעיר.</p>" for i in range(8))
+DARK_BLOCK = "<p id=dark style='background: #036; color: #fff'>White on dark blue: the harbour workers voted to end the strike after nine days.</p>"
 
 
 def page(article: str, html_attributes: str = "", head: str = "") -> str:
@@ -39,6 +40,7 @@ PAGES = {
     "/hebrew": ("", page(HEBREW, 'dir="rtl" lang="he"')),
     # A transformed root element makes it the containing block of position: fixed (Chromium, Firefox).
     "/transformed": ("", page(PARAGRAPHS * 6, head="<style>html { transform: translateZ(0) }</style>")),
+    "/dark-block": ("", page(DARK_BLOCK + PARAGRAPHS)),
 }
 
 #: The panel's box (the dialog) as the viewport sees it.
@@ -193,3 +195,16 @@ def test_a_screen_reader_hears_the_status_change(open_tab, server, site):
     tab.evaluate("() => window.sitewise.ready")
     assert tab.evaluate("() => window.firstStatus !== null && window.firstStatus.isConnected")
     assert "words in" in tab.evaluate("() => window.firstStatus.textContent")
+
+
+def test_the_highlight_keeps_a_blocks_own_background(open_tab, server, site):
+    """The wash replaced the block's background colour: white text on a dark block became white on pale
+    yellow. Nor does the highlight take room: no block changes size."""
+    tab = open_tab(**PHONE)
+    tab.goto(site + "/dark-block")
+    sizes = "() => JSON.stringify([...document.querySelectorAll('article > *')].map(e => [e.offsetWidth, e.offsetHeight]))"
+    before = tab.evaluate(sizes)
+    click_bookmarklet(tab, server)
+    assert tab.evaluate("() => window.sitewise.highlightedElements().includes(document.getElementById('dark'))")
+    assert tab.evaluate("() => getComputedStyle(document.getElementById('dark')).backgroundColor") == "rgb(0, 51, 102)"
+    assert tab.evaluate(sizes) == before
