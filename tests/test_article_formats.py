@@ -108,6 +108,6 @@ def test_cli_prints_html(tmp_path, capsys):
     saved.write_text(page("<ul><li>Fish &amp; chips</li><li>Tea</li></ul>"), encoding="utf-8")
     assert main(["extract", str(saved), "--no-store", "--output", "html"]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("<article>\n<p>") and out.endswith("</article>\n") and "<ul>\n<li>Fish &amp; chips</li>\n<li>Tea</li>\n</ul>" in out
+    assert out.startswith("<article>\n<h1>") and out.endswith("</article>\n") and "<ul>\n<li>Fish &amp; chips</li>\n<li>Tea</li>\n</ul>" in out
     assert main(["extract", str(saved), str(saved), "--no-store", "--output", "html", "--jobs", "1"]) == 0
     assert '"html": "<article>' in capsys.readouterr().out  # JSON lines name the output by its format
