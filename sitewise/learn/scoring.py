@@ -182,10 +182,17 @@ def score_clusters(
     """Statistics and the body score of every cluster, on all pages or on ``page_subset``.
 
     body score = Σ over pages of (relevance floor + cosine to the page's titles and descriptions)
-    × (1 − link density) × (1 − repeat) × (1 − entropy / 2) × (1 − 0.8 × share named like comments,
-    ads, …) × √words: article bodies are long, unlinked, unique to their page, on topic, not in an
+    × (1 − link density) × (1 − entropy / 2) × (1 − 0.8 × share named like comments, ads, …)
+    × √(own words): article bodies are long, unlinked, unique to their page, on topic, not in an
     element called "comments", and present on most pages. (√ rather than ln: a headline
     is as on-topic as it gets, and must not outweigh a body of fifty times its words.)
+
+    A block's *own* text is its text × (1 − repeat): a block found on every other page adds no words, and
+    the link density, entropy and naming are the means over the own text. So boilerplate that shares the
+    article's style (a comment form's labels, a copyright line set like the paragraphs) no longer drags
+    the article's cluster down with it: on dragnet's johndcook.com, learnt from 4 pages, the comment form
+    in the paragraphs' cluster (a quarter of its text) made a block quote the article (test F1 0.30 →
+    0.88), and a cluster of boilerplate alone still scores 0.
     """
     from scipy import sparse
 
@@ -211,12 +218,15 @@ def score_clusters(
         return np.bincount(row_of, weights=values, minlength=rows)
 
     row_chars = np.maximum(per_row(chars), 1.0)
-    row_links = per_row(links) / row_chars
-    row_repeat = per_row(site.repeat[index] * chars) / row_chars
-    row_entropy = per_row(site.entropy[index] * chars) / row_chars
-    row_words = per_row(site.words[index])
+    repeat = site.repeat[index]
+    row_repeat = per_row(repeat * chars) / row_chars
+    own_chars = chars * (1 - repeat)
+    row_own_chars = np.maximum(per_row(own_chars), 1.0)
+    row_links = per_row(links * (1 - repeat)) / row_own_chars
+    row_entropy = per_row(site.entropy[index] * own_chars) / row_own_chars
+    row_words = per_row(site.words[index] * (1 - repeat))
     named = np.fromiter(map(_NAMED, chosen), dtype=float, count=len(numbers))
-    row_named = per_row(named * chars) / row_chars
+    row_named = per_row(named * own_chars) / row_own_chars
 
     gather = sparse.csr_matrix((np.ones(len(numbers)), (row_of, np.arange(len(numbers)))), shape=(rows, len(numbers)))
     weighted = (gather @ site.block_terms[index]).multiply(site.idf).tocsr()
@@ -227,7 +237,7 @@ def score_clusters(
     denominator = row_norm * query_norm[pairs[:, 1]]
     cosine = np.divide(dots, denominator, out=np.zeros(rows), where=denominator > 0)
     row_score = (
-        (RELEVANCE_FLOOR + cosine) * (1 - row_links) * (1 - row_repeat) * (1 - row_entropy / 2)
+        (RELEVANCE_FLOOR + cosine) * (1 - row_links) * (1 - row_entropy / 2)
         * (1 - NAMED_PENALTY * row_named) * np.sqrt(row_words)
     )
 
