@@ -6,11 +6,15 @@ import json
 from pathlib import Path
 from statistics import fmean
 
+import numpy as np
 import pytest
 
-from learn_support import sample_pages
+from learn_support import sample_pages, static_page
+from sitewise.learn.features import describe_blocks
 from sitewise.learn.learner import LearnError, SiteLearner, distinct_pages
 from sitewise.learn.rules import apply_rules, validate_rules
+from sitewise.learn.scoring import ClusterStats, analyse_text, score_clusters
+from sitewise.learn.templates import group_templates
 from sitewise.metrics import word_prf
 from sitewise.sample_site import generate_site
 from sitewise.spider_import import read_spider_file, spider_files
@@ -170,3 +174,55 @@ def test_distinct_pages_keeps_the_first_of_each_address_and_text(gazette):
     # a canonical URL does not make pages one: a site may name its home page on every page
     homed = [dataclasses.replace(page, canonical_url="https://gazette.test/") for page in (first, second)]
     assert distinct_pages(homed) == homed
+
+
+# -- a cluster is judged by the text that is its page's own ---------------------------------------------
+
+BLOG_POSTS = [
+    ("Ancient tides", "In point of fact their growth is strictly allotted at the appropriate hour.",
+     ["Seneca says the moon attracts the tides in his essay on providence, long before Newton."]),
+    ("Wrong regression", "In almost all cases scientists fit a straight line wrongly.",
+     ["David Hogg on linear regression and its abuses in astronomy."]),
+    ("Eighty twenty software", "Often eighty percent of results come from twenty percent of effort.",
+     ["The eighty twenty rule applied to software features says remove features.",
+      "Removing features is almost impossible once customers depend on them."]),
+]
+COMMENT_FORM = ["Leave a Comment", "Name", "E-mail", "Website", "Notify me of followup comments via e-mail",
+                "You can use these HTML tags and attributes in your comment below"]
+
+
+def _blog_post(number, title, quote, paragraphs):
+    body = "".join(f"<p>{p}</p>" for p in paragraphs)
+    form = "".join(f"<p>{line}</p>" for line in COMMENT_FORM)
+    return static_page(f"https://blog.test/{number}", f"<html><head><title>{title}</title></head><body>"
+                       f"<h1>{title}</h1><blockquote>{quote}</blockquote>{body}<form>{form}</form></body></html>",
+                       titles=[title])
+
+
+def test_boilerplate_set_like_the_paragraphs_does_not_drag_their_cluster_below_a_quote():
+    # dragnet's johndcook.com learnt from 4 pages: the comment form's lines, set like the paragraphs, were
+    # a quarter of their cluster's text; it scored below the posts' block quotes, which became the article.
+    pages = [_blog_post(number, *post) for number, post in enumerate(BLOG_POSTS)]
+    records = describe_blocks(pages)
+    site = analyse_text(pages, records)
+    quote = np.asarray([r.steps[-1].tag == "blockquote" for r in records])
+    paragraph = np.asarray([r.steps[-1].tag == "p" for r in records])
+    in_form = np.asarray([r.steps[-2].tag == "form" for r in records])
+    together = np.where(quote, 1, np.where(paragraph, 0, 2))  # as DBSCAN clusters them: the form's lines with the paragraphs
+    apart = np.where(in_form, 3, together)
+    with_form, without_form = score_clusters(records, together, site), score_clusters(records, apart, site)
+    assert with_form[0].score >= 0.9 * without_form[0].score
+    assert with_form[0].score > with_form[1].score
+
+
+def test_a_template_takes_only_pages_where_its_seed_carries_text_of_their_own(monkeypatch):
+    # dragnet's wsj.com: the body paragraphs' style also set the copyright line of paywalled pages. Scoring
+    # 0 there on three pages of five, the median page score was 0 and every page joined the template.
+    seed = ClusterStats(label=0, pages={page: [page] for page in range(5)}, chars=5000, link_density=0.0,
+                        repeat=0.2, entropy=0.2, relevance=0.3, score=22.0,
+                        page_scores={0: 0.0, 1: 7.0, 2: 0.0, 3: 0.0, 4: 15.0})
+    answers = iter([{0: seed}])  # then no cluster left
+    monkeypatch.setattr("sitewise.learn.templates.score_clusters", lambda *_, **__: next(answers, {}))
+    records = [dataclasses.replace(describe_blocks([_blog_post(0, *BLOG_POSTS[0])])[2], page=page) for page in range(5)]
+    groups, _ = group_templates(records, np.zeros(5, dtype=int), None, 5, 1)
+    assert groups[0].pages == [1, 4]

@@ -80,8 +80,12 @@ def group_templates(
 
 def _pages_with_body(seed: ClusterStats) -> list[int]:
     """The pages where the seed cluster carries an article body (see :data:`MIN_PAGE_SCORE_SHARE`)."""
-    median = float(np.median(list(seed.page_scores.values())))
-    return sorted(p for p in seed.pages if seed.page_scores.get(p, 0.0) >= MIN_PAGE_SCORE_SHARE * median)
+    # The median of the pages where it scores at all (a seed scores somewhere: group_templates takes only
+    # clusters that do): where the seed's style also sets a boilerplate line (a copyright notice, scoring 0)
+    # on most pages, the median of all would be 0 and admit every page.
+    scores = seed.page_scores
+    median = float(np.median([score for score in scores.values() if score > 0]))
+    return sorted(p for p in seed.pages if scores.get(p, 0.0) > 0 and scores[p] >= MIN_PAGE_SCORE_SHARE * median)
 
 
 def page_presence(index: PathIndex, path_pages: Sequence[set[int]], selector_key: str) -> set[int]:
