@@ -437,18 +437,22 @@ def learn(pages: Iterable["Page | dict[str, Any] | str | Path"], *, site: str | 
 
 def site_name(name: str) -> str:
     """A name given to pages learned as one site, kept as a host is (``sitewise.page.canonical_host``):
-    lower case, in punycode, without a trailing dot and a leading ``www.``. Raises :class:`InputError`
-    for an empty one or one IDNA refuses, TypeError for one not a string."""
-    from .page import PageError, canonical_host
+    lower case, in punycode, without a trailing dot and a leading ``www.``; a URL names its host's site
+    (``https://www.bbc.co.uk/news`` is ``bbc.co.uk``). Raises :class:`InputError` for an empty name, one
+    IDNA refuses or one no host has (``bbc.co.uk/news``, a URL without its scheme; ``the bbc``): rules
+    named so would apply to no page. TypeError for one not a string."""
+    from .page import PageError, canonical_host, host_of, is_host_name
 
     if not isinstance(name, str):
         raise TypeError(f"site must be str or None, not {type(name).__name__}")
     try:
-        kept = canonical_host(name)
+        kept = host_of(name) if "://" in name else canonical_host(name)
     except PageError as exc:
         raise InputError(f"site: {exc.reason}") from None
     if not kept:
         raise InputError("site: the name must not be empty")
+    if not is_host_name(kept):
+        raise InputError(f"site: {name[:100]!r} is neither a host name (bbc.co.uk) nor a URL (https://www.bbc.co.uk/news)")
     return kept
 
 

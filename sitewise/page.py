@@ -9,6 +9,7 @@ import copy
 import datetime as _dt
 import functools
 import ipaddress
+import re
 import string
 from dataclasses import dataclass, field
 from typing import Any
@@ -167,6 +168,17 @@ def site_of_host(host: str) -> str:
     if _is_ip_address(host):
         return host
     return _public_suffixes().privatesuffix(host) or host
+
+
+#: A host name as :func:`canonical_host` gives one: ASCII labels of letters, digits, hyphens and the
+#: underscores browsers take, parted by dots.
+_HOST_NAME = re.compile(r"[a-z0-9_-]+(?:\.[a-z0-9_-]+)*")
+
+
+def is_host_name(host: str) -> bool:
+    """Whether ``host`` (in :func:`canonical_host`'s form) is a host name or an IP address: not a URL, a
+    path or a phrase."""
+    return _HOST_NAME.fullmatch(host) is not None or _is_ip_address(host)
 
 
 def _is_ip_address(host: str) -> bool:

@@ -433,15 +433,18 @@ def test_learn_takes_pages_of_several_hosts_as_one_named_site(sample_site, story
     assert elsewhere["fallback_reason"] == "the rules are sample.test's, not elsewhere.test's"
 
 
-@pytest.mark.parametrize("name", ["www.gazette.test", "Gazette.test.", "news.gazette.test"])
-def test_rules_learned_under_a_name_of_the_site_apply_to_its_pages(sample_site, story, name):
+@pytest.mark.parametrize("name, kept", [("www.gazette.test", "gazette.test"), ("Gazette.test.", "gazette.test"),
+                                        ("news.gazette.test", "news.gazette.test"),
+                                        ("https://www.Gazette.test/news/a", "gazette.test")])  # a URL: its host
+def test_rules_learned_under_a_name_of_the_site_apply_to_its_pages(sample_site, story, name, kept):
     url, sample = story
     rules = sitewise.learn([page for page, _ in sample_pages(sample_site, base=BASE).values()], site=name)
-    assert rules["site"] == name.lower().removeprefix("www.").rstrip(".")  # kept as a host is
+    assert rules["site"] == kept  # kept as a host is
     found = json.loads(sitewise.extract(sample.html, url=url, rules=rules, output="json"))
     assert found["method"] == "rules" and found["fallback_reason"] == ""
     # a rule set that names its site only (written by hand, or before rules listed their sites)
-    named_only = {key: value for key, value in rules.items() if key != "sites_learned"} | {"site": name}
+    hand_written_name = kept if "://" in name else name  # a rule set's site is a host, as a person spells it
+    named_only = {key: value for key, value in rules.items() if key != "sites_learned"} | {"site": hand_written_name}
     assert json.loads(sitewise.extract(sample.html, url=url, rules=named_only, output="json"))["method"] == "rules"
 
 
@@ -452,6 +455,9 @@ def test_learn_refuses_what_it_cannot_learn_from(tmp_path):
         sitewise.learn("a.json")  # one file name: not a string of one-letter file names
     with pytest.raises(sitewise.InputError, match="site"):
         sitewise.learn([tmp_path / "missing.json"], site=" ")
+    for no_host in ("gazette.test/news", "the gazette", "gazette.test:8080"):  # rules named so fit no page
+        with pytest.raises(sitewise.InputError, match="neither a host name"):
+            sitewise.learn([tmp_path / "missing.json"], site=no_host)
     with pytest.raises(sitewise.InputError, match="url"):
         sitewise.learn([{"format": 1, "blocks": []}])
     with pytest.raises(sitewise.InputError, match="cannot read page file"):
