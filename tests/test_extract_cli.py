@@ -2,6 +2,7 @@
 a process pool, a progress bar, rules from a file or a server, and clear errors."""
 from __future__ import annotations
 
+import http.server
 import io
 import json
 import os
@@ -11,7 +12,7 @@ import pytest
 
 from sitewise.cli import main
 
-from bookmarklet_support import serve_app, serve_html
+from bookmarklet_support import running, serve_app, serve_html
 from comments_support import COMMENTS, URL, blog_page
 from server_support import settings_for
 
@@ -199,3 +200,37 @@ def test_a_saved_file_named_by_its_file_url(tmp_path, capsys):
         assert main(["extract", url, "--no-store", "--output", "json"]) == 0
         answer = json.loads(capsys.readouterr().out)
         assert answer["url"] == page.as_uri() and answer["text"].startswith("The harbor workers voted")
+
+
+@pytest.mark.browser
+def test_a_url_that_redirects_to_another_site_gets_that_sites_rules(store, monkeypatch, capsys):
+    """The rules are the page's site's, where its address ends up (a short link's site is not the story's):
+    as sitewise.extract(html, url=where it ended up, rules=store) chooses them."""
+    story = f"<html><body><article><p>{'The harbor workers voted for a strike after the long talks. ' * 4}</p></article></body></html>"
+
+    class Redirects(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
+            if self.path == "/short":  # from the site 127.0.0.1 to the site localhost
+                self.send_response(302)
+                self.send_header("Location", f"http://localhost:{self.server.server_address[1]}/story")
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
+            body = story.encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+    store.put_rules("127.0.0.1", {"site": "127.0.0.1", "templates": [
+        {"name": "any", "match": [], "include": ["article"], "words": [1, 1000]}]})
+    monkeypatch.setattr("sitewise.store.open_store", lambda *args, **kwargs: store)
+    with running(http.server.ThreadingHTTPServer(("127.0.0.1", 0), Redirects)) as base:
+        assert main(["extract", f"{base}/short", "--output", "json"]) == 0
+    answer = json.loads(capsys.readouterr().out)
+    assert answer["url"].startswith("http://localhost:") and answer["site"] == "localhost"
+    assert (answer["method"], answer["fallback_reason"]) == ("mss", "site not learned")

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
-from ..api import OUTPUTS
+from ..api import OUTPUTS, load_rules, site_for
 
 if TYPE_CHECKING:
     from ..page import Page
@@ -84,8 +84,9 @@ def run(args: argparse.Namespace) -> int:
     if args.url and len(sources) > 1:
         raise ValueError("--url names the address of one saved file; give one SOURCE with it")
     tasks = [_task(source, args, output) for source in sources]  # every file checked before any work
-    _attach_rules(tasks, args)
+    given = load_rules(args.rules) if args.rules else None  # a bad rules file fails before any page is read
     _render(tasks, args)
+    _attach_rules(tasks, args, given)
     if len(tasks) == 1:
         return _print_one(_extract(tasks[0]), output, rules_given=tasks[0].rules is not None)
     return _print_lines(_extract_all(tasks, args), len(tasks), args)
@@ -134,13 +135,11 @@ def _task(source: str, args: argparse.Namespace, output: str) -> Task:
     return task
 
 
-def _attach_rules(tasks: list[Task], args: argparse.Namespace) -> None:
-    """Each task's rule set, looked up once per site (here, not in the workers: the store and server are
-    asked once, and a bad rules file fails before any page is read)."""
-    from ..api import load_rules, site_for
-
+def _attach_rules(tasks: list[Task], args: argparse.Namespace, given: dict[str, Any] | None) -> None:
+    """Each task's rule set (``given``: the --rules file's), looked up once per site (here, not in the
+    workers: the store and server are asked once). A rendered URL's site is where its address ended up:
+    a short link's or an old address's redirect leads to another site, whose rules are the page's."""
     by_site: dict[str | None, dict[str, Any] | None] = {}
-    given = load_rules(args.rules) if args.rules else None
     store = None
     for task in tasks:
         site = site_for(task.url)
