@@ -182,6 +182,7 @@ def test_one_input_that_is_no_page_failed_exit_1(content, message, tmp_path, mon
         (["{a}", "{folder}"], "{folder} is a folder: give its files ({folder}/*.html)"),
         (["file://elsewhere.test{a}"], "is a file on another machine (elsewhere.test)"),
         (["{a}", "--jobs", "0"], "--jobs"),
+        (["{a}", "http:///story"], "url: no host in 'http:///story'"),  # (refused before Chromium starts)
         (["{a}", "--rules", "/no/rules.json"], "cannot read rules file"),
         (["{a}", "--url", "http://x.test/a", "--server", "http://127.0.0.1:1"], "127.0.0.1:1"),
     ],

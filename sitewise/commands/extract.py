@@ -132,6 +132,7 @@ def _task(source: str, args: argparse.Namespace, output: str) -> Task:
         if not path.is_file():
             raise FileNotFoundError(f"no such file: {path}")
         task.url = task.url or path.resolve().as_uri()
+    site_for(task.url)  # a malformed address (of a source or --url) fails before any page is rendered
     return task
 
 
