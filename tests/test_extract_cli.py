@@ -158,6 +158,16 @@ def test_a_page_that_cannot_be_read_is_a_line_of_its_own(saved, tmp_path, capsys
     assert answers[0]["text"]
 
 
+@pytest.mark.browser
+def test_a_url_that_cannot_be_loaded_is_a_line_of_its_own(saved, capsys):
+    unloadable = "http://127.0.0.1:1/story"  # (a port browsers refuse at once)
+    assert main(["extract", str(saved[1]), unloadable, "--no-store"]) == 1
+    answers = lines(capsys.readouterr().out)
+    assert answers[0]["text"] and answers[1] == {"source": unloadable, "error": "net::ERR_UNSAFE_PORT at " + unloadable}
+    assert main(["extract", unloadable, "--no-store"]) == 1
+    assert capsys.readouterr() == ("", f"sitewise extract: error: {unloadable}: net::ERR_UNSAFE_PORT at {unloadable}\n")
+
+
 @pytest.mark.parametrize(
     "content, message",
     [(b"", "the page is empty"), (b"\x7fELF\x02\x01\x01" + b"\x00" * 64, "the page is binary data, not HTML")],

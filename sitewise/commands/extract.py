@@ -72,6 +72,8 @@ class Task:
     #: ``rules`` came from the store or server for this page's site (not from --rules)
     site_rules: bool = False
     include_comments: bool = False
+    #: Why the page could not be rendered (a URL that did not load), when it could not.
+    render_error: str | None = None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -161,19 +163,24 @@ def _attach_rules(tasks: list[Task], args: argparse.Namespace, given: dict[str, 
 
 
 def _render(tasks: list[Task], args: argparse.Namespace) -> None:
-    """URLs, and files with --render, through one headless Chromium: each task gets its collected page."""
+    """URLs, and files with --render, through one headless Chromium, several at once: each task gets its
+    collected page, or why it has none (an input that failed, as a file that cannot be read)."""
     wanted = [t for t in tasks if _is_url(t.source) or (args.render and t.source != STDIN)]
     if not wanted:
         return
-    from ..collect import Collector
+    from ..collect import Collector, StoredPage
 
+    items = [task.source if _is_url(task.source) else StoredPage(str(task.url), Path(task.source).read_bytes())
+             for task in wanted]
     with Collector(workers=min(args.jobs, len(wanted)), include_html=True) as collector:
-        for task in wanted:
-            if _is_url(task.source):
-                task.page = collector.collect_url(task.source)
-                task.url = task.page.url
-            else:
-                task.page = collector.collect_stored(str(task.url), Path(task.source).read_bytes())
+        outcomes = collector.run_many(items, progress=False)
+    for task, outcome in zip(wanted, outcomes):
+        if outcome.error is not None:
+            task.render_error = outcome.error.message
+            continue
+        task.page = outcome.page
+        if _is_url(task.source):
+            task.url = outcome.page.url  # where it ended up, after redirects
 
 
 # -- extraction ----------------------------------------------------------------------------------------------
@@ -185,6 +192,8 @@ def _extract(task: Task) -> dict[str, Any]:
     from ..api import InputError, extract_article, formatted, readable_html
     from ..pipeline import rebuild_html
 
+    if task.render_error is not None:
+        return {"source": task.source, "error": task.render_error}
     try:
         if task.page is not None:
             source = task.page.html or rebuild_html(task.page)
