@@ -18,7 +18,6 @@ from .extractors import Document, check_part
 from .mojibake import repair_mojibake
 from .page import Block, Page
 from .text import word_count
-from .urls import is_stand_in
 
 if TYPE_CHECKING:
     from .store import Store
@@ -95,9 +94,7 @@ def find_article(
             return by_rules
         fallback_reason = f"rules did not apply: {by_rules.reason}"
     page_url = url or (page.url if page is not None else None)
-    # A stand-in address (a stored page rendered without one of its own) says nothing of the page: the
-    # fallback reads a page's address as a signal (its depth, a slug, an id), so it gets none.
-    article = _by_mss(page, html, mss_model, None if is_stand_in(page_url) else page_url, include_comments)
+    article = _by_mss(page, html, mss_model, page_url, include_comments)
     article.fallback_reason = fallback_reason
     return article
 

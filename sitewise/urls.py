@@ -80,6 +80,14 @@ def is_web_url(url: str) -> bool:
         return False
 
 
+def page_address(url: str | None) -> str:
+    """``url`` when it says where a page stands in its site, else "": the fallback reads a page's address
+    as a signal (its depth, a slug, an id). A malformed address ("http://[x") says nothing of the page,
+    nor does a saved file's (``file:///home/me/saved/page.html``, which ``sitewise extract FILE`` passes:
+    its folders are no site's sections, its file name no slug), nor a stand-in (:func:`is_stand_in`)."""
+    return url if url and is_web_url(url) and not is_stand_in(url) else ""
+
+
 def believable_canonical(url: str, canonical: str) -> bool:
     """True when ``canonical`` is a web address of the same site as ``url`` (``sitewise.page.site_of``)."""
     try:

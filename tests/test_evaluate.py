@@ -6,12 +6,11 @@ import json
 import pytest
 
 import sitewise
-import sitewise.mss
+from comments_support import URL as BLOG_URL, blog_page
 from learn_support import static_page
 from sitewise import extractors
 from sitewise.collect import stored_url
 from sitewise.evaluate import evaluate, render_report, write_outputs
-from sitewise.mss import MSSResult
 from sitewise.pipeline import find_article
 
 
@@ -184,21 +183,13 @@ def test_extractors_get_the_pages_own_address_or_none(tmp_path, sample_site, mon
     assert texts == {"sample/0": f"http://gazette.test{articles[0].path}", "sample/1": "no address"}
 
 
-def test_the_fallback_reads_no_stand_in_address(monkeypatch):
-    handed = []
-
-    def fallback(source, model, url, include_comments):
-        handed.append(url)
-        return MSSResult("", None, 0.0, reason="no text")
-
-    monkeypatch.setattr(sitewise.mss, "extract_mss", fallback)
-    html = "<html><body><p>A page stored without an address of its own.</p></body></html>"
+def test_the_fallback_reads_no_stand_in_address():
+    html = blog_page()
+    no_address = find_article(None, html, None).text
+    assert find_article(None, html, None, url=BLOG_URL).text != no_address  # (an address is a signal on this page)
     rendered = static_page(stored_url(None, "gazette.test", "set/1"), html)
-    find_article(rendered, html, None)
-    find_article(static_page("http://gazette.test/news/a-story", html), html, None)
-    find_article(None, html, None, url=stored_url(None, "gazette.test", "set/2"))
-    find_article(None, html, None, url="http://[not-an-address/")  # no URL, no stand-in: handed on as given
-    assert handed == [None, "http://gazette.test/news/a-story", None, "http://[not-an-address/"]
+    assert find_article(rendered, html, None).text == no_address
+    assert find_article(None, html, None, url=stored_url(None, "gazette.test", "set/2")).text == no_address
 
 
 def test_a_page_that_could_not_be_rendered_is_answered_from_its_html():

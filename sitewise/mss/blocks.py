@@ -33,6 +33,7 @@ from lxml import etree
 
 from .. import metrics
 from ..metadata import read_json_ld
+from ..urls import page_address
 from .boundaries import BOUNDARY_SCORE, closing_lines
 from .clean import is_hidden
 from .scorers import LineScorer, word_facts
@@ -196,24 +197,7 @@ def page_signals(root: etree._Element, url: str | None = None) -> PageSignals:
                 body += metrics.words(text)
             if isinstance(node.get("description"), str):
                 description += metrics.words(node["description"])
-    return PageSignals(frozenset(title_words), frozenset(description), frozenset(body), frozenset(kinds), _readable_url(url))
-
-
-#: The schemes of addresses on the web: only they say where a page stands in its site.
-WEB_SCHEMES = frozenset({"http", "https"})
-
-
-def _readable_url(url: str | None) -> str:
-    """``url`` when it is a web address that splits into parts, else "": a malformed address ("http://[x")
-    says nothing of the page, nor does a saved file's (``file:///home/me/saved/page.html``, which
-    ``sitewise extract FILE`` passes: its folders are no site's sections, its file name no slug)."""
-    if not url:
-        return ""
-    try:
-        scheme = urlsplit(url).scheme
-    except ValueError:
-        return ""
-    return url if scheme.lower() in WEB_SCHEMES else ""
+    return PageSignals(frozenset(title_words), frozenset(description), frozenset(body), frozenset(kinds), page_address(url))
 
 
 def reads_as_section(signals: PageSignals) -> bool:
