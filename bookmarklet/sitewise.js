@@ -54,6 +54,8 @@
     "box-shadow": "inset 0 0 0 100vmax rgba(255, 226, 120, 0.35)"
   };
   var HOVER_STYLE = {"outline": "2px dashed rgba(200, 40, 40, 0.95)", "outline-offset": "2px"};
+  // Every property the marks set: what restyle() and close() give back to the page.
+  var MARK_STYLES = realm.Object.assign({}, HIGHLIGHT_STYLE, HOVER_STYLE);
   // Feedback carries at most this much of a block's text (the server caps it at 10,000).
   var FEEDBACK_TEXT_CHARS = 2000;
   // Editable regions hold the reader's typing, not page text: never sent.
@@ -93,7 +95,7 @@
   var elements = list();       // block index -> element
   var indexOf = new realm.Map();  // element -> block index
   var panel = null;
-  var reporting = null;       // the report mode's listeners while it is on
+  var reporting = null;       // report mode while it is on: its listeners and the block under the pointer
 
   listen(document, "securitypolicyviolation", function (event) {
     if (stringIndexOf("" + (event.blockedURI || ""), SERVER) === 0) cspBlocked = true;
@@ -348,10 +350,23 @@
     return out;
   }
 
+  function isArticle(element) {
+    return state.article.some(function (index) { return elements[index] === element; });
+  }
+
   function applyHighlight() {
     if (closed) return;
     unstyleAll(HIGHLIGHT_STYLE);
     if (state.highlight) articleElements().forEach(function (element) { styleElement(element, HIGHLIGHT_STYLE); });
+    if (reporting && reporting.hovered) restyle(reporting.hovered);
+  }
+
+  // An element's marks, layered: the highlight, then in report mode the pointer's. Each outline hides the
+  // one below, and undoing one gives back the page's own style, so the element is styled again from that.
+  function restyle(element) {
+    unstyleElement(element, MARK_STYLES);
+    if (state.highlight && isArticle(element)) styleElement(element, HIGHLIGHT_STYLE);
+    if (reporting && element === reporting.hovered) styleElement(element, HOVER_STYLE);
   }
 
   function styleElement(element, style) {
@@ -393,7 +408,6 @@
 
   function startReporting() {
     if (reporting) return stopReporting();
-    var hovered = null;
     // The block under the pointer: the nearest on the event's path from the node itself (event.target is
     // a shadow tree's host by the time the event reaches the document).
     function blockAt(event) {
@@ -404,11 +418,7 @@
       return null;
     }
     function over(event) {
-      var element = blockAt(event);
-      if (element === hovered) return;
-      if (hovered) unstyleElement(hovered, HOVER_STYLE);
-      hovered = element;
-      if (hovered) styleElement(hovered, HOVER_STYLE);
+      moveMark("hovered", blockAt(event));
     }
     function click(event) {
       if (panel.contains(event.target)) return;
@@ -425,11 +435,11 @@
       stopReporting();
     }
     reporting = {
+      hovered: null,
       stop: function () {
         document.removeEventListener("mouseover", over, true);
         document.removeEventListener("click", click, true);
         document.removeEventListener("keydown", key, true);
-        if (hovered) unstyleElement(hovered, HOVER_STYLE);
       }
     };
     document.addEventListener("mouseover", over, true);
@@ -440,9 +450,20 @@
 
   function stopReporting() {
     if (!reporting) return;
-    reporting.stop();
+    var ended = reporting;
     reporting = null;
+    ended.stop();
+    if (ended.hovered) restyle(ended.hovered);
     if (panel) panel.render();
+  }
+
+  // Moves a report-mode mark (which: "hovered") to another block, or to none.
+  function moveMark(which, element) {
+    var left = reporting[which];
+    if (element === left) return;
+    reporting[which] = element;
+    if (left) restyle(left);
+    if (element) restyle(element);
   }
 
   // A click on a highlighted block says "not article"; on any other block, "article that was missed".
@@ -687,7 +708,7 @@
   function close() {
     closed = true;
     stopReporting();
-    unstyleAll(realm.Object.assign({}, HIGHLIGHT_STYLE, HOVER_STYLE));
+    unstyleAll(MARK_STYLES);
     while (restores.length) {
       try { restores.pop()(); } catch (error) { /* keep undoing the rest */ }
     }

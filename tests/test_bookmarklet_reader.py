@@ -208,3 +208,26 @@ def test_the_highlight_keeps_a_blocks_own_background(open_tab, server, site):
     assert tab.evaluate("() => window.sitewise.highlightedElements().includes(document.getElementById('dark'))")
     assert tab.evaluate("() => getComputedStyle(document.getElementById('dark')).backgroundColor") == "rgb(0, 51, 102)"
     assert tab.evaluate(sizes) == before
+
+
+def outline_of(tab: Any, selector: str) -> str:
+    """An element's outline as drawn: style and colour ("none" when it has none)."""
+    return tab.locator(selector).evaluate("e => getComputedStyle(e).outlineStyle === 'none' ? 'none' :"
+                                          " getComputedStyle(e).outlineStyle + ' ' + getComputedStyle(e).outlineColor")
+
+
+def test_a_highlighted_block_keeps_its_outline_after_the_pointer_leaves_it(open_tab, server, site):
+    """In report mode the pointer's dashed outline replaced the highlight's, and leaving the block gave back
+    the page's own outline (none): every block the pointer had crossed lost its highlight outline."""
+    tab = open_tab(viewport={"width": 1280, "height": 900})
+    tab.goto(site + "/story")
+    click_bookmarklet(tab, server)
+    highlight = outline_of(tab, "p:has-text('Paragraph 2')")
+    assert highlight.startswith("solid")
+    tab.locator("sitewise-panel").get_by_role("button", name="Report a block").click()
+    tab.hover("p:has-text('Paragraph 2')")
+    assert outline_of(tab, "p:has-text('Paragraph 2')").startswith("dashed")
+    tab.hover("p:has-text('Paragraph 5')")
+    assert outline_of(tab, "p:has-text('Paragraph 2')") == highlight
+    tab.keyboard.press("Escape")
+    assert outline_of(tab, "p:has-text('Paragraph 5')") == highlight
