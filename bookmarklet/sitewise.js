@@ -20,7 +20,8 @@
  *   4. show       outline the article blocks (inline styles, restored on close) and open a panel in a
  *                 shadow root (page CSS cannot reach it) in the top layer, a dialog that takes the focus
  *                 and says its status in live regions: method, pages learned from, highlight toggle,
- *                 copy text, report a wrong or missing block (POST /api/feedback).
+ *                 copy text, report a wrong or missing block (POST /api/feedback). It minimises to a
+ *                 chip (the highlight stays) and expands again.
  * When the page's Content-Security-Policy blocks the server, the panel says so.
  * window.sitewise exposes close(), ready (a promise of the run's state) and a few read-only helpers.
  * Like collect.js it runs inside pages that patch built-ins, so it uses collect.js' pristine ones
@@ -61,6 +62,7 @@
   // Editable regions hold the reader's typing, not page text: never sent.
   var EDITABLE = "[contenteditable]:not([contenteditable=\"false\"]), input, textarea, select, form [role=textbox]";
   var PANEL_Z_INDEX = "2147483647";
+  var PANEL_BODY_ID = "sitewise-body";  // what the minimise toggle shows and hides (aria-controls)
   var DOCUMENT_FRAGMENT_NODE = 11;  // Node.DOCUMENT_FRAGMENT_NODE: a shadow root
   // The rule set format this script applies (docs/rules.md).
   var RULES_FORMAT = 1;
@@ -522,7 +524,11 @@
     "@media (pointer: coarse) { button { min-width: 44px; min-height: 44px; } }",
     "button:hover { background: #404a62; }",
     "button.on { background: #f5c542; color: #1d2330; }",
-    "button.close { background: transparent; font-size: 18px; line-height: 1; padding: 2px 6px; color: #aab2c5; }",
+    ".head button { background: transparent; font-size: 18px; line-height: 1; padding: 2px 6px; color: #aab2c5; }",
+    ".controls { display: flex; gap: 4px; }",
+    // Minimised: a chip of the head alone (and a note, when there is news), as narrow as its content.
+    ".panel.collapsed { width: auto; padding: 4px 6px 4px 14px; }",
+    ".panel.collapsed .head { margin-bottom: 0; gap: 10px; }",
     ".status { margin: 0 0 6px; }",
     ".method { display: inline-block; padding: 0 8px; border-radius: 999px; font-size: 12px; font-weight: 700;",
     "  background: #f5c542; color: #1d2330; margin-right: 6px; }",
@@ -549,16 +555,24 @@
     var box = element("div", {class: "panel", role: "dialog", "aria-label": "sitewise", dir: "ltr", lang: "en", tabindex: "-1"});
     var closeButton = element("button", {class: "close", type: "button", title: "Close sitewise", "aria-label": "Close"}, "×");
     closeButton.addEventListener("click", close);
+    // A disclosure button: its name stays, aria-expanded says (and a screen reader announces) the state.
+    var toggle = element("button", {class: "toggle", type: "button", "aria-label": "sitewise panel", "aria-controls": PANEL_BODY_ID});
+    toggle.addEventListener("click", function () { setCollapsed(!body.hidden); });
     // A live region is announced when its content changes, not when it is inserted: the message (progress,
-    // result or error) and the note stay, only what they say is replaced.
+    // result or error) and the note stay, only what they say is replaced. The note is outside the body, so
+    // a mark's answer shows on the minimised chip too (a reader on a phone minimises to reach the blocks).
     var message = element("div", {role: "status"});
     var details = element("div", {});
+    var body = element("div", {id: PANEL_BODY_ID}, list(message, details));
     var note = element("p", {class: "note", role: "status"});
     note.hidden = true;
-    box.appendChild(element("div", {class: "head"}, list(element("span", {class: "brand"}, "sitewise"), closeButton)));
-    box.appendChild(message);
-    box.appendChild(details);
+    var controls = element("div", {class: "controls"}, list(toggle, closeButton));
+    box.appendChild(element("div", {class: "head"}, list(element("span", {class: "brand"}, "sitewise"), controls)));
+    box.appendChild(body);
     box.appendChild(note);
+    // Each run opens expanded: the reader clicked to see the result, and remembering a minimised panel
+    // across pages would mean writing to the page's storage (the bookmarklet leaves nothing behind).
+    setCollapsed(false);
     box.addEventListener("keydown", function (event) {
       if (event.key === "Escape") close();
     });
@@ -567,6 +581,20 @@
     restores.push(function () { host.remove(); });
     showOnTop(host);
     box.focus({preventScroll: true});  // the reader just asked for it: Tab goes on to its buttons, not the page's links
+
+    // Minimised, the panel is a chip in the corner and the page is free to read and tap (in report mode
+    // too); the highlight stays. The note said what it had to say: the chip does not keep it.
+    function setCollapsed(collapsed) {
+      body.hidden = collapsed;
+      box.setAttribute("class", collapsed ? "panel collapsed" : "panel");
+      toggle.setAttribute("aria-expanded", collapsed ? "false" : "true");
+      toggle.setAttribute("title", collapsed ? "Expand the panel" : "Minimise the panel (the highlight stays)");
+      toggle.textContent = collapsed ? "+" : "−";
+      if (collapsed) {
+        note.textContent = "";
+        note.hidden = true;
+      }
+    }
 
     // The message is replaced only when it says something new (a screen reader reads each change), and a
     // button that had the keyboard focus has it again after the redraw.

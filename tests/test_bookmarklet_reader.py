@@ -98,7 +98,7 @@ def test_every_panel_button_is_a_touch_target_on_a_phone(open_tab, server, site)
     click_bookmarklet(tab, server)
     sizes = tab.evaluate("""() => [...document.querySelector('sitewise-panel').shadowRoot.querySelectorAll('button')]
       .map(b => [b.getAttribute('aria-label') || b.textContent, b.getBoundingClientRect().width, b.getBoundingClientRect().height])""")
-    assert [name for name, _, _ in sizes] == ["Close", "Highlight on", "Copy text", "Report a block"]
+    assert [name for name, _, _ in sizes] == ["sitewise panel", "Close", "Highlight on", "Copy text", "Report a block"]
     assert all(width >= TOUCH_TARGET and height >= TOUCH_TARGET for _, width, height in sizes), sizes
 
 
@@ -164,6 +164,8 @@ def test_the_panel_works_from_the_keyboard(open_tab, server, site):
     click_bookmarklet(tab, server)
     assert tab.evaluate(PANEL_FOCUS_JS) == "dialog: "
     tab.keyboard.press("Tab")
+    assert tab.evaluate(PANEL_FOCUS_JS) == "button: −"
+    tab.keyboard.press("Tab")
     assert tab.evaluate(PANEL_FOCUS_JS) == "button: ×"
     tab.keyboard.press("Tab")
     assert tab.evaluate(PANEL_FOCUS_JS) == "button: Highlight on"
@@ -208,6 +210,51 @@ def test_the_highlight_keeps_a_blocks_own_background(open_tab, server, site):
     assert tab.evaluate("() => window.sitewise.highlightedElements().includes(document.getElementById('dark'))")
     assert tab.evaluate("() => getComputedStyle(document.getElementById('dark')).backgroundColor") == "rgb(0, 51, 102)"
     assert tab.evaluate(sizes) == before
+
+
+def test_the_panel_minimises_to_a_chip_that_keeps_the_highlight(open_tab, server, site):
+    """On a phone the panel covered half the screen (310 of 640px) and the only way out of it was Close,
+    which takes the highlight away too."""
+    tab = open_tab(**PHONE)
+    tab.goto(site + "/story")
+    click_bookmarklet(tab, server)
+    shown = highlighted(tab)
+    panel = tab.locator("sitewise-panel")
+    expanded = panel_box(tab)
+    panel.get_by_role("button", name="sitewise panel", expanded=True).click()
+    chip = panel_box(tab)
+    # A chip in the corner: a sixth of the panel's area at most, one touch target tall (and its padding).
+    assert chip["width"] * chip["height"] <= expanded["width"] * expanded["height"] / 6, (chip, expanded)
+    assert chip["height"] <= TOUCH_TARGET + 16 and chip["top"] >= 0 and chip["right"] <= PHONE["viewport"]["width"], chip
+    middle = f"{expanded['left'] + expanded['width'] / 2}, {expanded['top'] + expanded['height'] / 2}"
+    assert tab.evaluate(f"() => document.elementFromPoint({middle}).localName") != "sitewise-panel"
+    assert highlighted(tab) == shown and outline_of(tab, "p:has-text('Paragraph 0')").startswith("solid")
+    toggle = panel.get_by_role("button", name="sitewise panel", expanded=False)
+    size = toggle.bounding_box()
+    assert size["width"] >= TOUCH_TARGET and size["height"] >= TOUCH_TARGET, size
+    toggle.click()
+    assert panel_box(tab) == expanded
+    assert panel.get_by_role("button", name="Report a block").is_visible()
+
+
+def test_the_minimise_toggle_works_from_the_keyboard(open_tab, server, site):
+    """The toggle is the first stop after the dialog, keeps the focus, and says its state (aria-expanded)."""
+    tab = open_tab(viewport={"width": 1280, "height": 900})
+    tab.goto(site + "/story")
+    click_bookmarklet(tab, server)
+    panel = tab.locator("sitewise-panel")
+    tab.keyboard.press("Tab")
+    tab.keyboard.press("Enter")
+    assert panel.get_by_role("button", name="sitewise panel", expanded=False).count() == 1
+    assert tab.evaluate(PANEL_FOCUS_JS) == "button: +"
+    # Minimised, the hidden buttons are out of the tab order: Tab goes on to Close.
+    tab.keyboard.press("Tab")
+    assert tab.evaluate(PANEL_FOCUS_JS) == "button: ×"
+    tab.keyboard.press("Shift+Tab")
+    tab.keyboard.press("Space")
+    assert panel.get_by_role("button", name="sitewise panel", expanded=True).count() == 1
+    assert tab.evaluate(PANEL_FOCUS_JS) == "button: −"
+    assert len(highlighted(tab)) >= 8
 
 
 def outline_of(tab: Any, selector: str) -> str:
