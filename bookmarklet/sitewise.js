@@ -20,8 +20,9 @@
  *   4. show       outline the article blocks (inline styles, restored on close) and open a panel in a
  *                 shadow root (page CSS cannot reach it) in the top layer, a dialog that takes the focus
  *                 and says its status in live regions: method, pages learned from, highlight toggle,
- *                 copy text, report a wrong or missing block (POST /api/feedback). It minimises to a
- *                 chip (the highlight stays) and expands again.
+ *                 copy text, report a wrong or missing block (POST /api/feedback: click a block, or
+ *                 move a ring through the blocks with Tab or the arrow keys and press Enter). It
+ *                 minimises to a chip (the highlight stays) and expands again.
  * When the page's Content-Security-Policy blocks the server, the panel says so.
  * window.sitewise exposes close(), ready (a promise of the run's state) and a few read-only helpers.
  * Like collect.js it runs inside pages that patch built-ins, so it uses collect.js' pristine ones
@@ -55,8 +56,14 @@
     "box-shadow": "inset 0 0 0 100vmax rgba(255, 226, 120, 0.35)"
   };
   var HOVER_STYLE = {"outline": "2px dashed rgba(200, 40, 40, 0.95)", "outline-offset": "2px"};
+  // The keyboard's block in report mode: a focus ring, thicker and blue, told apart from the highlight's
+  // amber and the pointer's dashed red.
+  var RING_STYLE = {"outline": "3px solid rgba(26, 115, 232, 1)", "outline-offset": "2px"};
   // Every property the marks set: what restyle() and close() give back to the page.
-  var MARK_STYLES = realm.Object.assign({}, HIGHLIGHT_STYLE, HOVER_STYLE);
+  var MARK_STYLES = realm.Object.assign({}, HIGHLIGHT_STYLE, HOVER_STYLE, RING_STYLE);
+  // The ringed block is announced by this much of its text: enough to know it, short enough to hear on
+  // every key press.
+  var ANNOUNCED_TEXT_CHARS = 60;
   // Feedback carries at most this much of a block's text (the server caps it at 10,000).
   var FEEDBACK_TEXT_CHARS = 2000;
   // Editable regions hold the reader's typing, not page text: never sent.
@@ -77,6 +84,7 @@
   // Python's \w+ runs: letters and digits of any script, and "_".
   var WORDS = builtins.regExp(/[\p{L}\p{N}_]+/gu);
   var TRAILING_DOT = builtins.regExp(/\.$/);
+  var LAST_WORD = builtins.regExp(/ [^ ]*$/);  // after collapseSpaces: a cut text's last, maybe partial, word
   // What the page's HTML is sent without: scripts and what never shows as text (a template but one that
   // holds a shadow root, see withSanitisedHtml).
   var SHADOW_ROOT_TEMPLATE = "template[shadowrootmode]";
@@ -97,7 +105,7 @@
   var elements = list();       // block index -> element
   var indexOf = new realm.Map();  // element -> block index
   var panel = null;
-  var reporting = null;       // report mode while it is on: its listeners and the block under the pointer
+  var reporting = null;       // report mode while it is on: its listeners, the pointer's block, the keyboard's ring
 
   listen(document, "securitypolicyviolation", function (event) {
     if (stringIndexOf("" + (event.blockedURI || ""), SERVER) === 0) cspBlocked = true;
@@ -232,12 +240,17 @@
   function dropRepeats(chosen) {
     var seen = new realm.Set();
     return chosen.filter(function (index) {
-      var key = stringToLowerCase(stringReplace(stringReplace(page.blocks[index].text, PYTHON_SPACES, " "), EDGE_SPACE, ""));
+      var key = stringToLowerCase(collapseSpaces(page.blocks[index].text));
       if (countWords(key) < MIN_REPEAT_WORDS) return true;
       if (seen.has(key)) return false;
       seen.add(key);
       return true;
     });
+  }
+
+  // Runs of spaces as one, none at the ends, as apply_rules compares passages.
+  function collapseSpaces(text) {
+    return stringReplace(stringReplace(text, PYTHON_SPACES, " "), EDGE_SPACE, "");
   }
 
   // Words as rule sets count them (WORDS).
@@ -340,16 +353,17 @@
   // -- highlighting --------------------------------------------------------------------------------
 
   function articleElements() {
+    return uniqueElements(state.article.map(function (index) { return elements[index]; }));
+  }
+
+  // Elements once each, in the order given (blocks may share an element).
+  function uniqueElements(candidates) {
     var seen = new realm.Set();
-    var out = list();
-    state.article.forEach(function (index) {
-      var element = elements[index];
-      if (element && !seen.has(element)) {
-        seen.add(element);
-        out.push(element);
-      }
+    return candidates.filter(function (element) {
+      if (!element || seen.has(element)) return false;
+      seen.add(element);
+      return true;
     });
-    return out;
   }
 
   function isArticle(element) {
@@ -360,15 +374,17 @@
     if (closed) return;
     unstyleAll(HIGHLIGHT_STYLE);
     if (state.highlight) articleElements().forEach(function (element) { styleElement(element, HIGHLIGHT_STYLE); });
-    if (reporting && reporting.hovered) restyle(reporting.hovered);
+    if (reporting) markedByReporting(reporting).forEach(restyle);
   }
 
-  // An element's marks, layered: the highlight, then in report mode the pointer's. Each outline hides the
-  // one below, and undoing one gives back the page's own style, so the element is styled again from that.
+  // An element's marks, layered: the highlight, then in report mode the pointer's and the keyboard's ring.
+  // Each outline hides the one below, and undoing one gives back the page's own style, so the element is
+  // styled again from that.
   function restyle(element) {
     unstyleElement(element, MARK_STYLES);
     if (state.highlight && isArticle(element)) styleElement(element, HIGHLIGHT_STYLE);
     if (reporting && element === reporting.hovered) styleElement(element, HOVER_STYLE);
+    if (reporting && element === reporting.ringed) styleElement(element, RING_STYLE);
   }
 
   function styleElement(element, style) {
@@ -430,24 +446,68 @@
       event.stopPropagation();
       report(indexOf.get(element));
     }
-    // Escape ends report mode and nothing else (the panel's own Escape would close it).
+    // Escape ends report mode and nothing else (the panel's own Escape would close it). With the focus in
+    // the panel, Tab and the arrow keys move the keyboard's ring through the blocks and Enter or Space
+    // marks the ringed one, as a click would; the page's own fields and links keep their keys (and
+    // browser shortcuts theirs). On the window, so that the page's keyboard shortcuts do not act on them.
     function key(event) {
-      if (event.key !== "Escape") return;
+      if (event.key === "Escape") {
+        event.stopPropagation();
+        return stopReporting();
+      }
+      if (!panel.contains(event.target) || event.altKey || event.ctrlKey || event.metaKey) return;
+      var step = ringStep(event);
+      var marks = (event.key === "Enter" || event.key === " ") && reporting.ringed;
+      if (!step && !marks) return;
+      event.preventDefault();
       event.stopPropagation();
-      stopReporting();
+      if (step) moveRing(step);
+      else report(indexOf.get(reporting.ringed));
     }
     reporting = {
       hovered: null,
+      ringed: null,
+      blocks: uniqueElements(elements),  // the ring's stops, in block order
       stop: function () {
         document.removeEventListener("mouseover", over, true);
         document.removeEventListener("click", click, true);
-        document.removeEventListener("keydown", key, true);
+        window.removeEventListener("keydown", key, true);
       }
     };
     document.addEventListener("mouseover", over, true);
     document.addEventListener("click", click, true);
-    document.addEventListener("keydown", key, true);
+    window.addEventListener("keydown", key, true);
     panel.render();
+  }
+
+  // How many blocks a report-mode key moves the ring: Tab, down and right go on, Shift+Tab, up and left
+  // back; any other key, none.
+  function ringStep(event) {
+    if (event.key === "Tab") return event.shiftKey ? -1 : 1;
+    if (event.key === "ArrowDown" || event.key === "ArrowRight") return 1;
+    if (event.key === "ArrowUp" || event.key === "ArrowLeft") return -1;
+    return 0;
+  }
+
+  // Moves the keyboard's ring `step` blocks on (from the last block on to the first), scrolls its block
+  // into view and says in the panel's polite note which block it is.
+  function moveRing(step) {
+    var blocks = reporting.blocks;
+    if (!blocks.length) return;
+    var at = blocks.indexOf(reporting.ringed);
+    var next = at < 0 ? (step > 0 ? 0 : blocks.length - 1) : (at + step + blocks.length) % blocks.length;
+    moveMark("ringed", blocks[next]);
+    blocks[next].scrollIntoView({block: "center", inline: "nearest"});
+    panel.note(ringLabel(blocks[next], next, blocks.length));
+  }
+
+  // "Block 3 of 41 (article): Paragraph 2: the harbour workers…": where the ring is, whether Enter would
+  // mark the block not article (article) or missed, and how its text begins.
+  function ringLabel(element, position, count) {
+    var text = collapseSpaces(page.blocks[indexOf.get(element)].text);
+    // Cut after a whole word: half a word is read out as another one.
+    if (text.length > ANNOUNCED_TEXT_CHARS) text = stringReplace(stringSlice(text, 0, ANNOUNCED_TEXT_CHARS + 1), LAST_WORD, "") + "…";
+    return "Block " + (position + 1) + " of " + count + (isArticle(element) ? " (article)" : "") + ": " + text;
   }
 
   function stopReporting() {
@@ -455,11 +515,16 @@
     var ended = reporting;
     reporting = null;
     ended.stop();
-    if (ended.hovered) restyle(ended.hovered);
+    markedByReporting(ended).forEach(restyle);
     if (panel) panel.render();
   }
 
-  // Moves a report-mode mark (which: "hovered") to another block, or to none.
+  // The elements report mode marks: the block under the pointer and the keyboard's.
+  function markedByReporting(mode) {
+    return list(mode.hovered, mode.ringed).filter(realm.Boolean);
+  }
+
+  // Moves a report-mode mark (which: "hovered" or "ringed") to another block, or to none.
   function moveMark(which, element) {
     var left = reporting[which];
     if (element === left) return;
@@ -666,7 +731,8 @@
       details: list(
         element("p", {class: "facts"}, learned),
         element("div", {class: "actions"}, list(toggle, copy, reportButton)),
-        reporting ? element("p", {class: "hint"}, "Click a highlighted block that is not article text, or a block that is article text but was missed. Esc to stop.") : null,
+        reporting ? element("p", {class: "hint"}, "Click a highlighted block that is not article text, or a block that is article text but was missed. " +
+          "From the keyboard: Tab or the arrow keys go through the blocks, Enter marks one. Esc to stop.") : null,
         element("p", {class: "foot"}, "Page " + (state.upload || "not sent") + " · " + SERVER)
       )
     };

@@ -3,14 +3,13 @@ thread, the loader run as a reader's click; uploads land in the store, the artic
 before the site is learned and by its rules after, feedback is stored, CSP blocks are reported."""
 from __future__ import annotations
 
-import gzip
 import json
 from pathlib import Path
 
 import pytest
 
 from bookmarklet_support import (
-    chromium, click_bookmarklet, highlighted, loader_code, loopback_only, normal, panel_text,
+    body_of, chromium, click_bookmarklet, highlighted, loader_code, loopback_only, normal, panel_text,
     serve_app, serve_html,
 )
 from sitewise.server import create_app
@@ -474,11 +473,6 @@ def test_an_extract_request_over_the_body_limit_is_sent_again_without_the_html(t
     assert state["error"] is None and state["method"] == "mss" and state["upload"] == "stored", state
     assert extracts == [413, 200]
     assert sum(text.startswith("Paragraph") for text in highlighted(tab)) == 8  # read from the blocks
-
-
-def body_of(sent: bytes) -> bytes:
-    """A request's body as the server reads it (the bookmarklet gzips large ones)."""
-    return gzip.decompress(sent) if sent[:2] == b"\x1f\x8b" else sent
 
 
 def test_an_article_in_an_open_shadow_root_reaches_the_server_in_the_html(tab, server):

@@ -8,7 +8,7 @@ from typing import Any, Iterator
 
 import pytest
 
-from bookmarklet_support import chromium, click_bookmarklet, highlighted, loader_code, loopback_only, serve_app, serve_html
+from bookmarklet_support import body_of, chromium, click_bookmarklet, highlighted, loader_code, loopback_only, serve_app, serve_html
 from server_support import settings_for
 from sitewise.server import create_app
 from sitewise.store import Store
@@ -17,6 +17,7 @@ pytestmark = pytest.mark.browser
 
 #: A phone as Playwright emulates one: 360×640 CSS px at 3 device pixels each, touch (pointer: coarse).
 PHONE = {"viewport": {"width": 360, "height": 640}, "device_scale_factor": 3, "is_mobile": True, "has_touch": True}
+DESKTOP = {"viewport": {"width": 1280, "height": 900}}
 #: The smallest touch target (CSS px) Apple's and Android's guidance and WCAG 2.5.5 ask for.
 TOUCH_TARGET = 44
 
@@ -46,6 +47,9 @@ PAGES = {
 #: The panel's box (the dialog) as the viewport sees it.
 PANEL_BOX_JS = """() => JSON.stringify(document.querySelector('sitewise-panel').shadowRoot.querySelector('[role=dialog]')
   .getBoundingClientRect())"""
+
+#: What the panel's note (a polite live region) says.
+PANEL_NOTE_JS = "() => document.querySelector('sitewise-panel').shadowRoot.querySelector('.note').textContent"
 
 #: The element focused inside the panel's shadow root, as "role or tag: text".
 PANEL_FOCUS_JS = """() => { const host = document.querySelector('sitewise-panel'); const focused = host && host.shadowRoot.activeElement;
@@ -90,6 +94,20 @@ def open_tab(browser):
 
 def panel_box(tab: Any) -> dict[str, float]:
     return json.loads(tab.evaluate(PANEL_BOX_JS))
+
+
+def pressed(tab: Any, key: str, then: str = PANEL_FOCUS_JS) -> Any:
+    """Press ``key`` in ``tab``; what the script ``then`` gives after (by default, where the panel's focus is)."""
+    tab.keyboard.press(key)
+    return tab.evaluate(then)
+
+
+def story_tab(open_tab: Any, server: str, site: str, **options: Any) -> Any:
+    """A tab (``options`` as open_tab's, a desktop window by default) on /story with the bookmarklet's run done."""
+    tab = open_tab(**(options or DESKTOP))
+    tab.goto(site + "/story")
+    click_bookmarklet(tab, server)
+    return tab
 
 
 def test_every_panel_button_is_a_touch_target_on_a_phone(open_tab, server, site):
@@ -215,9 +233,7 @@ def test_the_highlight_keeps_a_blocks_own_background(open_tab, server, site):
 def test_the_panel_minimises_to_a_chip_that_keeps_the_highlight(open_tab, server, site):
     """On a phone the panel covered half the screen (310 of 640px) and the only way out of it was Close,
     which takes the highlight away too."""
-    tab = open_tab(**PHONE)
-    tab.goto(site + "/story")
-    click_bookmarklet(tab, server)
+    tab = story_tab(open_tab, server, site, **PHONE)
     shown = highlighted(tab)
     panel = tab.locator("sitewise-panel")
     expanded = panel_box(tab)
@@ -228,7 +244,7 @@ def test_the_panel_minimises_to_a_chip_that_keeps_the_highlight(open_tab, server
     assert chip["height"] <= TOUCH_TARGET + 16 and chip["top"] >= 0 and chip["right"] <= PHONE["viewport"]["width"], chip
     middle = f"{expanded['left'] + expanded['width'] / 2}, {expanded['top'] + expanded['height'] / 2}"
     assert tab.evaluate(f"() => document.elementFromPoint({middle}).localName") != "sitewise-panel"
-    assert highlighted(tab) == shown and outline_of(tab, "p:has-text('Paragraph 0')").startswith("solid")
+    assert highlighted(tab) == shown and outline_of(tab, "article p:has-text('Paragraph 0')").startswith("solid")
     toggle = panel.get_by_role("button", name="sitewise panel", expanded=False)
     size = toggle.bounding_box()
     assert size["width"] >= TOUCH_TARGET and size["height"] >= TOUCH_TARGET, size
@@ -239,21 +255,16 @@ def test_the_panel_minimises_to_a_chip_that_keeps_the_highlight(open_tab, server
 
 def test_the_minimise_toggle_works_from_the_keyboard(open_tab, server, site):
     """The toggle is the first stop after the dialog, keeps the focus, and says its state (aria-expanded)."""
-    tab = open_tab(viewport={"width": 1280, "height": 900})
-    tab.goto(site + "/story")
-    click_bookmarklet(tab, server)
+    tab = story_tab(open_tab, server, site)
     panel = tab.locator("sitewise-panel")
-    tab.keyboard.press("Tab")
-    tab.keyboard.press("Enter")
+    assert pressed(tab, "Tab") == "button: −"
+    assert pressed(tab, "Enter") == "button: +"
     assert panel.get_by_role("button", name="sitewise panel", expanded=False).count() == 1
-    assert tab.evaluate(PANEL_FOCUS_JS) == "button: +"
     # Minimised, the hidden buttons are out of the tab order: Tab goes on to Close.
-    tab.keyboard.press("Tab")
-    assert tab.evaluate(PANEL_FOCUS_JS) == "button: ×"
-    tab.keyboard.press("Shift+Tab")
-    tab.keyboard.press("Space")
+    assert pressed(tab, "Tab") == "button: ×"
+    assert pressed(tab, "Shift+Tab") == "button: +"
+    assert pressed(tab, "Space") == "button: −"
     assert panel.get_by_role("button", name="sitewise panel", expanded=True).count() == 1
-    assert tab.evaluate(PANEL_FOCUS_JS) == "button: −"
     assert len(highlighted(tab)) >= 8
 
 
@@ -266,15 +277,71 @@ def outline_of(tab: Any, selector: str) -> str:
 def test_a_highlighted_block_keeps_its_outline_after_the_pointer_leaves_it(open_tab, server, site):
     """In report mode the pointer's dashed outline replaced the highlight's, and leaving the block gave back
     the page's own outline (none): every block the pointer had crossed lost its highlight outline."""
-    tab = open_tab(viewport={"width": 1280, "height": 900})
-    tab.goto(site + "/story")
-    click_bookmarklet(tab, server)
-    highlight = outline_of(tab, "p:has-text('Paragraph 2')")
+    tab = story_tab(open_tab, server, site)
+    highlight = outline_of(tab, "article p:has-text('Paragraph 2')")
     assert highlight.startswith("solid")
     tab.locator("sitewise-panel").get_by_role("button", name="Report a block").click()
-    tab.hover("p:has-text('Paragraph 2')")
-    assert outline_of(tab, "p:has-text('Paragraph 2')").startswith("dashed")
-    tab.hover("p:has-text('Paragraph 5')")
-    assert outline_of(tab, "p:has-text('Paragraph 2')") == highlight
+    tab.hover("article p:has-text('Paragraph 2')")
+    assert outline_of(tab, "article p:has-text('Paragraph 2')").startswith("dashed")
+    tab.hover("article p:has-text('Paragraph 5')")
+    assert outline_of(tab, "article p:has-text('Paragraph 2')") == highlight
     tab.keyboard.press("Escape")
-    assert outline_of(tab, "p:has-text('Paragraph 5')") == highlight
+    assert outline_of(tab, "article p:has-text('Paragraph 5')") == highlight
+
+
+def marks_sent(tab: Any) -> list[dict[str, Any]]:
+    """The bodies of the marks ``tab`` sends (POST /api/feedback) from now on, as they are sent."""
+    sent: list[dict[str, Any]] = []
+    tab.on("request", lambda request: "/api/feedback" in request.url
+           and sent.append(json.loads(body_of(request.post_data_buffer))))
+    return sent
+
+
+def wait_for_panel_text(tab: Any, text: str) -> None:
+    tab.wait_for_function("text => document.querySelector('sitewise-panel').shadowRoot.textContent.includes(text)", arg=text)
+
+
+def test_a_block_is_reported_from_the_keyboard_alone(open_tab, server, site):
+    """Report mode took a click or a tap on the block: a keyboard user could not report one."""
+    clicker = story_tab(open_tab, server, site)
+    clicked = marks_sent(clicker)
+    clicker.locator("sitewise-panel").get_by_role("button", name="Report a block").click()
+    clicker.locator("article p:has-text('Paragraph 2')").click()
+    wait_for_panel_text(clicker, "Thanks")
+
+    tab = story_tab(open_tab, server, site)
+    typed = marks_sent(tab)
+    assert [pressed(tab, "Tab") for _ in range(5)][-1] == "button: Report a block"  # after −, ×, Highlight, Copy
+    assert pressed(tab, "Enter") == "button: Done reporting"
+    # Blocks: the navigation, the headline, the 8 paragraphs, the footer. Tab goes to the first, round the
+    # ends, and the note (a polite live region) says which block the ring is on.
+    assert pressed(tab, "Tab", PANEL_NOTE_JS) == "Block 1 of 11: Home News"
+    assert pressed(tab, "Shift+Tab", PANEL_NOTE_JS) == "Block 11 of 11: Harbour Gazette"
+    notes = [pressed(tab, key, PANEL_NOTE_JS) for key in ["ArrowDown"] * 6 + ["ArrowUp"]]
+    assert notes[-1] == "Block 5 of 11 (article): Paragraph 2: the harbour workers voted to end the strike…"
+    assert outline_of(tab, "article p:has-text('Paragraph 2')") == "solid rgb(26, 115, 232)"
+    assert tab.evaluate(PANEL_FOCUS_JS) == "button: Done reporting"  # the focus stayed in the panel
+    tab.keyboard.press("Enter")
+    wait_for_panel_text(tab, "Thanks")
+    assert typed == clicked and [mark["kind"] for mark in typed] == ["not_article"]
+    assert not any(text.startswith("Paragraph 2") for text in highlighted(tab))
+    # Space marks too: the block is article text after all (a "missing" mark).
+    tab.keyboard.press("Space")
+    wait_for_panel_text(tab, "missing article text")
+    assert [mark["kind"] for mark in typed] == ["not_article", "missing"]
+    # Escape leaves report mode and takes the ring away; the highlight is the article's again.
+    assert pressed(tab, "Escape") == "button: Report a block"
+    assert outline_of(tab, "article p:has-text('Paragraph 2')").startswith("solid rgba(232, 170, 20")
+
+
+def test_report_mode_leaves_the_pages_own_keys_alone(open_tab, server, site):
+    """Report mode's keys act only while the focus is in the panel: a link of the page keeps its Tab."""
+    tab = story_tab(open_tab, server, site)
+    tab.evaluate("() => { window.pageKeys = []; document.addEventListener('keydown', e => pageKeys.push(e.key)); }")
+    tab.locator("sitewise-panel").get_by_role("button", name="Report a block").click()
+    assert pressed(tab, "ArrowDown", PANEL_NOTE_JS) == "Block 1 of 11: Home News"  # the panel's: the page does not hear it
+    tab.focus("nav a")
+    tab.keyboard.press("Tab")
+    assert tab.evaluate("() => document.activeElement.textContent") == "News"
+    assert tab.evaluate(PANEL_NOTE_JS) == "Block 1 of 11: Home News"
+    assert tab.evaluate("() => pageKeys") == ["Tab"]
