@@ -322,3 +322,50 @@ def test_the_words_range_is_judged_by_exact_counts(text, words, verdict):
     template = {"name": "t1", "match": ["main"], "include": ["main"], "words": words}
     found = apply_rules({"templates": [template]}, html=f"<body><main><p>{text}</p></main></body>")
     assert (found.confident, found.reason) == verdict
+
+
+#: Never-text elements where the rules' selectors meet them: a match selector whose only text is a script's,
+#: another's element inside a <noscript>; include, exclude and heading selectors that select never-text
+#: elements or elements inside one; never-text inside the body (nested, between a block's texts, last in
+#: it, holding a <br>) and inside a heading outside the body.
+NEVER_TEXT_HTML = """<!DOCTYPE html><html><head><script>var a = "head";</script></head><body>
+<div class="promo"><script>var promo = "only a script's text";</script></div>
+<noscript><div class="teaser"><p>Teaser inside noscript.</p></div></noscript>
+<div id="top"><h1>The lock gates reopen <span hidden>(draft)</span></h1><p class="dateline" hidden>Hidden date</p></div>
+<article class="story">
+ <p>Boats passed the <b>lock</b> <span hidden>secret <i>nested</i><br><span hidden>deeper</span></span>again today.</p>
+ <aside class="story" hidden><p>A hidden include element.</p></aside>
+ <div hidden><div class="story"><p>An include element inside a hidden one.</p></div><p class="note">Hidden note.</p></div>
+ <p class="note">A visible note to exclude.</p>
+ <p>First line<br><noscript>not a break</noscript>second line<script>var last = 1;</script></p>
+</article>
+<video class="story"><p>No video support.</p></video>
+</body></html>"""
+
+
+@pytest.mark.parametrize("match, expected", [
+    (["div.promo"], None),  # its only text is a script's
+    (["div.teaser"], None),  # inside a <noscript>
+    (["article.story", "div.promo"], None),
+    (["article.story"], "t1"),
+])
+def test_a_match_selector_needs_text_outside_never_text_elements(match, expected):
+    template = {"name": "t1", "match": match, "include": [".story"], "words": [1, 1000]}
+    assert apply_rules({"templates": [template]}, html=NEVER_TEXT_HTML).template == expected
+
+
+def test_never_text_elements_give_no_text_wherever_the_selectors_meet_them():
+    template = {"name": "t1", "match": ["article.story"], "include": [".story", "div.teaser"],
+                "exclude": ["p.note", "script"], "heading": ["h1", "p.dateline"], "words": [1, 1000]}
+    found = apply_rules({"templates": [template]}, html=NEVER_TEXT_HTML)
+    assert found.text.split("\n") == [
+        "The lock gates reopen",
+        "Boats passed the lock again today.",
+        "First line",
+        "second line",
+    ]
+    assert found.body == "\n".join(found.text.split("\n")[1:])
+    # The elements are given as rendered: without their never-text elements (nor their excludes).
+    assert [element.tag for element in found.elements] == ["article"]
+    assert "hidden" not in found.elements[0].html and "<script" not in found.elements[0].html
+    assert "note" not in found.elements[0].html

@@ -19,11 +19,12 @@ worker, eval, and — via the same JSON — the bookmarklet) turns rules into ar
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 import itertools
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Callable, Container, Iterable, Sequence, TypeVar
+from typing import Any, Callable, Container, Iterable, Iterator, Sequence, TypeVar
 
 from ..elements import SHADOW_ROOT_ATTRIBUTE, SHADOW_ROOT_MODES, UNRENDERED
 from ..mojibake import repair_mojibake
@@ -36,13 +37,19 @@ RULES_FORMAT = 1
 #: Elements whose text is never article text (and is invisible in a rendered page): the elements the
 #: collector skips, so rules learned from rendered blocks meet the same text in raw HTML. Beside the
 #: unrendered ones, ``<noscript>`` (a rendered page runs its scripts), frames and plugin embeds.
-_NEVER_TEXT = ", ".join(sorted(UNRENDERED | {"noscript", "frame", "frameset", "object", "embed"})) + ", [hidden]"
+_NEVER_TEXT_TAGS = frozenset(UNRENDERED | {"noscript", "frame", "frameset", "object", "embed"})
+#: ... and any element with this attribute (which a browser does not render).
+_HIDDEN = "hidden"
+#: Both as one CSS query.
+_NEVER_TEXT = ", ".join(sorted(_NEVER_TEXT_TAGS)) + f", [{_HIDDEN}]"
 #: Elements that start a new line of output text: block-level by default in every browser.
 _BLOCK_TAGS = frozenset(
     "address article aside blockquote body dd details dialog div dl dt fieldset figcaption figure footer "
     "form h1 h2 h3 h4 h5 h6 header hgroup hr li main nav ol p pre section summary table tbody thead tfoot "
     "td th tr ul caption center".split()
 )
+#: The element that breaks a line (and, twice in a row, makes a gap as between blocks).
+_LINE_BREAK = frozenset({"br"})
 _WORD = re.compile(r"\w+")
 #: A selected text repeated word for word is given once when it has at least this many words (shorter
 #: repeats, "Q:" or "* * *", are the article's own rhythm).
@@ -386,22 +393,28 @@ def _apply_to_blocks(templates: Sequence[dict[str, Any]], blocks: Sequence[Block
 
 
 def _apply_to_html(templates: Sequence[dict[str, Any]], html: str) -> Extraction:
-    tree = _rendered_tree(html)
-    template = next((t for t in templates if all(_present(tree, m) for m in t.get("match", []))), None)
+    page = _RenderedQueries(_parsed(html))
+    template = next((t for t in templates if all(_present(page, m) for m in t.get("match", []))), None)
     if template is None:
         return Extraction("", None, False, "no template matched")
-    elements, parts = _article_lines(tree, template)
+    elements, parts = _article_lines(page, template)
     return _conclude(template, drop_repeats(parts, lambda part: part[1], collapsed=True), elements=elements)
 
 
-def _rendered_tree(html: str) -> Any:
-    """The page parsed (selectolax's lexbor) as a browser renders it: its declarative shadow roots in
-    their hosts, without the elements whose text never counts (:data:`_NEVER_TEXT`)."""
+def _parsed(html: str) -> Any:
+    """The page parsed (selectolax's lexbor), its declarative shadow roots in their hosts."""
     from selectolax.lexbor import LexborHTMLParser
 
     tree = LexborHTMLParser(html)
     if SHADOW_ROOT_ATTRIBUTE in html:  # a substring test spares nearly every page a query
         _render_shadow_roots(tree.root)
+    return tree
+
+
+def _rendered_tree(html: str) -> Any:
+    """The page parsed as a browser renders it (:func:`_parsed`), without the elements whose text never
+    counts (:data:`_NEVER_TEXT`)."""
+    tree = _parsed(html)
     _remove(tree.css(_NEVER_TEXT))
     return tree
 
@@ -427,31 +440,37 @@ def _render_shadow_roots(node: Any) -> None:
         template.decompose()
 
 
-def _article_lines(tree: Any, template: dict[str, Any]) -> tuple[list[Any], list[tuple[str, str]]]:
+def _article_lines(page: _RenderedQueries, template: dict[str, Any]) -> tuple[list[Any], list[tuple[str, str]]]:
     """The body's elements, and the article's lines in document order, each with its kind (HEADING,
     CAPTION or BODY). The heading is read before the body's excludes change the tree: a date line may
     sit inside an element the body excludes."""
     include, exclude, heading = template["include"], template.get("exclude", []), template.get("heading", [])
-    excluded_nodes = _select(tree, exclude) if exclude else []
+    excluded_nodes = page.select(exclude) if exclude else []
     excluded = {node.mem_id for node in excluded_nodes}
-    included_nodes = _select(tree, include)
+    included_nodes = page.select(include)
     elements = _outermost(included_nodes, excluded)  # found before the excludes leave the tree
     pending: list[tuple[Any, int | None, list[str]]] = []  # heading elements the body will not give
     heading_ids: set[int] = set()
     if heading:
         included = {node.mem_id for node in included_nodes}
-        for element in _outermost(_select(tree, heading)):
+        for element in _outermost(page.select(heading)):
             heading_ids.add(element.mem_id)
             chain = _ancestor_ids(element)
             enclosing = next((i for i in chain if i in included), None)
             if enclosing is not None and excluded.isdisjoint(chain):
                 continue  # inside the body, which gives its lines (marked as the heading's below)
-            pending.append((element, enclosing, element_lines(element)))
+            pending.append((element, enclosing, element_lines(element, page.never_text)))
     # Where pending heading lines go among the body's: by document position, read before the excludes
     # leave (and only when there are such lines: most pages' heading is inside the body).
-    order = {node.mem_id: i for i, node in enumerate(_select(tree, include + heading))} if pending else {}
-    _remove(excluded_nodes)
-    body_lines = [(element, line, block) for element in elements for line, block, _ in _lines_and_blocks(element)]
+    order = {node.mem_id: i for i, node in enumerate(page.select(include + heading))} if pending else {}
+    page.remove(excluded_nodes)
+    skipped: list[Any] = []  # never-text in the body, removed once read: the elements are given as rendered
+    body_lines = [
+        (element, line, block)
+        for element in elements
+        for line, block, _ in _lines_and_blocks(element, page.never_text, skipped)
+    ]
+    _remove(skipped)
     kinds = _LineKinds(elements, heading_ids)
     if not pending:
         return elements, [(kinds.of(block, element), line) for element, line, block in body_lines]
@@ -502,14 +521,77 @@ def _ancestor_ids(node: Any, stop: Any = None, limit: int | None = None) -> list
     return ids
 
 
-def _select(tree: Any, selectors: Sequence[str]) -> list[Any]:
-    """The nodes a list of learned selectors selects, in document order: each spelled as lexbor reads
-    it (:func:`lexbor_selector`; some names' characters, written as they are, make its parser fail)."""
-    return tree.css(", ".join(map(lexbor_selector, selectors)))
+class _RenderedQueries:
+    """Queries of a parsed page (:func:`_parsed`) answered as on the page without its never-text elements
+    (:data:`_NEVER_TEXT`), which are left in it: a query's nodes inside one are left out of its answer
+    (each node's verdict kept: a page's matches share their ancestors), and the lines of an element skip
+    them (:func:`_lines_and_blocks`). The rules' selectors (:mod:`.selectors`: tags, ids, classes,
+    descendant and child combinators) select the same other nodes either way. Each query is made once
+    (a template's match and include selectors are often the same) till nodes are removed (:meth:`remove`)."""
+
+    def __init__(self, tree: Any) -> None:
+        self.tree = tree
+        self.never_text = _NeverText(tree)
+        self._answers: dict[str, list[Any]] = {}
+        self._rendered: dict[int, bool] = {}
+
+    def select(self, selectors: Sequence[str]) -> list[Any]:
+        """The rendered nodes a list of learned selectors selects, in document order: each spelled as
+        lexbor reads it (:func:`lexbor_selector`; some names' characters, written as they are, make its
+        parser fail)."""
+        query = ", ".join(map(lexbor_selector, selectors))
+        nodes = self._answers.get(query)
+        if nodes is None:
+            nodes = self._answers[query] = [node for node in self.tree.css(query) if self.rendered(node)]
+        return nodes
+
+    def rendered(self, node: Any) -> bool:
+        """Whether an element is rendered: neither it nor an ancestor is never-text."""
+        verdict = True
+        unknown: list[int] = []  # the node and its ancestors up to the first whose verdict is known
+        while node is not None and node.is_element_node:  # (the root element's parent is the document)
+            known = self._rendered.get(node.mem_id)
+            if known is not None:
+                verdict = known
+                break
+            unknown.append(node.mem_id)
+            if self.never_text.holds(node):
+                verdict = False
+                break
+            node = node.parent
+        for mem_id in unknown:
+            self._rendered[mem_id] = verdict
+        return verdict
+
+    def remove(self, nodes: list[Any]) -> None:
+        """Remove nodes from the tree (:func:`_remove`), forgetting the answers that may hold them."""
+        _remove(nodes)
+        self._answers.clear()
+        self._rendered.clear()
 
 
-def _present(tree: Any, selector: str) -> bool:
-    return any(node.text(deep=True).strip() for node in _select(tree, [selector]))
+class _NeverText:
+    """A parsed page's never-text elements (:data:`_NEVER_TEXT`), told one at a time: by lexbor's number
+    for the tag, and one query for the ``hidden`` attribute (the query of every never-text element, with
+    its many tag names, takes a third of the parse's time; this one a twentieth). Removing nodes leaves
+    the answers right: no node is made after the parse to take a removed one's place (and id)."""
+
+    def __init__(self, tree: Any) -> None:
+        self._tags = _tag_ids(_NEVER_TEXT_TAGS)
+        self._hidden = {node.mem_id for node in tree.css(f"[{_HIDDEN}]")}
+
+    def holds(self, element: Any) -> bool:
+        return element.tag_id in self._tags or element.mem_id in self._hidden
+
+
+def _present(page: _RenderedQueries, selector: str) -> bool:
+    return any(_has_text(node, page.never_text) for node in page.select([selector]))
+
+
+def _has_text(element: Any, never_text: _NeverText) -> bool:
+    """Whether a rendered element shows text: more than whitespace outside its never-text elements."""
+    nodes = _rendered_nodes(element, never_text, [])
+    return any(node.is_text_node and (node.text_content or "").strip() for node in nodes)
 
 
 def _outermost(nodes: list[Any], excluded: Container[int] = frozenset()) -> list[Any]:
@@ -550,22 +632,28 @@ def page_lines(html: str) -> list[tuple[str, Any, bool]]:
     return _lines_and_blocks(root) if root is not None else []
 
 
-def element_lines(element: Any) -> list[str]:
+def element_lines(element: Any, never_text: _NeverText | None = None) -> list[str]:
     """An element's text as the collector would group it: one line per nearest block-level ancestor,
-    inline elements merged into their line, whitespace collapsed."""
-    return [line for line, _, _ in _lines_and_blocks(element)]
+    inline elements merged into their line, whitespace collapsed; without its never-text elements when
+    ``never_text`` tells them (else they are to be gone from the tree: :func:`_rendered_tree`)."""
+    return [line for line, _, _ in _lines_and_blocks(element, never_text)]
 
 
-def _lines_and_blocks(element: Any) -> list[tuple[str, Any, bool]]:
+def _lines_and_blocks(
+    element: Any, never_text: _NeverText | None = None, skipped: list[Any] | None = None
+) -> list[tuple[str, Any, bool]]:
     """:func:`element_lines`, each line with the block-level node it belongs to and whether it goes on
-    the previous line of that node after a single ``<br>`` (two in a row are a gap, as between blocks)."""
+    the previous line of that node after a single ``<br>`` (two in a row are a gap, as between blocks).
+    Given ``never_text``, the element's never-text elements are skipped and added to ``skipped``."""
     lines: list[tuple[str, Any, bool]] = []
     current: list[str] = []
     current_block = current_id = last_id = None  # last_id: the block of the last line given
     breaks = 0  # <br>s since the last line given
     continues = False  # whether the line being read goes on the last one given
     stop_id = element.mem_id
-    block_of: dict[int, Any] = {}  # a text's parent → its nearest block-level node: texts share parents
+    # A text's parent → its nearest block-level node and that node's id: texts share parents.
+    block_of: dict[int, tuple[Any, int]] = {}
+    line_break = _tag_ids(_LINE_BREAK)
 
     def end_line() -> None:
         nonlocal current, last_id, breaks
@@ -575,27 +663,60 @@ def _lines_and_blocks(element: Any) -> list[tuple[str, Any, bool]]:
             last_id, breaks = current_id, 0
         current = []
 
-    for node in element.traverse(include_text=True):
-        tag = node.tag
-        if tag == "-text":
+    if never_text is None:
+        nodes = element.traverse(include_text=True)
+    else:
+        nodes = _rendered_nodes(element, never_text, skipped if skipped is not None else [])
+    for node in nodes:
+        if node.is_text_node:
             parent = node.parent
-            block = block_of.get(parent.mem_id)
-            if block is None:
-                block = block_of[parent.mem_id] = _nearest_block(parent, stop_id, element)
-            block_id = block.mem_id
+            found = block_of.get(parent.mem_id)
+            if found is None:
+                block = _nearest_block(parent, stop_id, element)
+                found = block_of[parent.mem_id] = (block, block.mem_id)
+            block, block_id = found
             if current and block_id != current_id:
                 end_line()
             if not current:
                 continues = breaks == 1 and block_id == last_id
-            current_block, current_id = block, block_id
+                current_block, current_id = block, block_id
             current.append(node.text_content or "")
-        elif tag == "br":
+        elif node.tag_id in line_break:
             if current:
                 end_line()
             breaks += 1
     if current:
         end_line()
     return lines
+
+
+def _rendered_nodes(element: Any, never_text: _NeverText, skipped: list[Any]) -> Iterator[Any]:
+    """The nodes (texts too) of a rendered element (itself included), in document order, without its
+    never-text elements and what they hold; each of those is added to ``skipped``."""
+    stop_id = element.mem_id
+    resume_id: int | None = None  # inside a never-text element: the node after it (None: none in ``element``)
+    skipping = False
+    for node in element.traverse(include_text=True):
+        if skipping:
+            if node.mem_id != resume_id:
+                continue
+            skipping = False
+        if node.is_element_node and never_text.holds(node):
+            skipped.append(node)
+            resume_id, skipping = _following_id(node, stop_id), True
+            continue
+        yield node
+
+
+def _following_id(node: Any, stop_id: int) -> int | None:
+    """The id of the node after ``node`` and all it holds in document order, within the node of id
+    ``stop_id`` (None: there is none)."""
+    while node is not None and node.mem_id != stop_id:
+        following = node.next
+        if following is not None:
+            return following.mem_id
+        node = node.parent
+    return None
 
 
 def _collapsed(texts: list[str]) -> str:
@@ -605,6 +726,17 @@ def _collapsed(texts: list[str]) -> str:
 
 def _nearest_block(parent: Any, stop_id: int, stop: Any) -> Any:
     """The nearest block-level node from ``parent`` up (itself included), ``stop`` (id ``stop_id``) at most."""
-    while parent is not None and parent.mem_id != stop_id and parent.tag not in _BLOCK_TAGS:
+    block_tags = _tag_ids(_BLOCK_TAGS)
+    while parent is not None and parent.mem_id != stop_id and parent.tag_id not in block_tags:
         parent = parent.parent
     return parent if parent is not None else stop
+
+
+@functools.cache
+def _tag_ids(tags: frozenset[str]) -> frozenset[int]:
+    """Lexbor's numbers for tag names, which it tells faster than names: those of the HTML tags it knows
+    are the same in every page."""
+    from selectolax.lexbor import LexborHTMLParser
+
+    parser = LexborHTMLParser("")
+    return frozenset(parser.create_node(tag).tag_id for tag in tags)
