@@ -215,7 +215,7 @@ def drop_repeats(items: Sequence[T], text_of: Callable[[T], str], *, collapsed: 
     else:
         keys = [" ".join(text_of(item).split()).lower() for item in items]  # str.split's whitespace is re's \s
     # Only a text that occurs twice can be a repeat: the others' words need no counting.
-    repeated = {key for key, times in Counter(keys).items() if times > 1 and count_words(key) >= MIN_REPEAT_WORDS}
+    repeated = {key for key, times in Counter(keys).items() if times > 1 and _has_words(key, MIN_REPEAT_WORDS)}
     seen: set[str] = set()
     out = []
     for item, key in zip(items, keys):
@@ -230,14 +230,15 @@ def drop_repeats(items: Sequence[T], text_of: Callable[[T], str], *, collapsed: 
 def _conclude(template: dict[str, Any], parts: Sequence[tuple[str, str]], **found: Any) -> Extraction:
     """The extraction of an article's (kind, line) parts: its text, its body (both with their mojibake
     put right) and the verdict; the lines' words are counted only when captions are to be weighed
-    against the rest of the body."""
+    against the rest of the body, and the rest's only as far as the captions' count."""
     text = repair_mojibake("\n".join(line for _, line in parts))
     confident, reason = _judge(template, text, any(kind != HEADING for kind, _ in parts))
     kinds: tuple[str, ...] = (BODY,)
     if any(kind == CAPTION for kind, _ in parts):
-        caption_words = sum(count_words(line) for kind, line in parts if kind == CAPTION)
-        body_words = sum(count_words(line) for kind, line in parts if kind == BODY)
-        kinds = (BODY, CAPTION) if caption_words > body_words else (BODY,)
+        # (A word never spans lines: the lines' words are those of their text joined by newlines.)
+        caption_words = count_words("\n".join(line for kind, line in parts if kind == CAPTION))
+        if not _has_words("\n".join(line for kind, line in parts if kind == BODY), caption_words):
+            kinds = (BODY, CAPTION)
     body = repair_mojibake("\n".join(line for kind, line in parts if kind in kinds))
     return Extraction(text, template["name"], confident, reason, body=body, **found)
 
