@@ -24,7 +24,7 @@ import itertools
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Callable, Container, Iterable, Iterator, Sequence, TypeVar
+from typing import Any, Callable, Container, Iterable, Sequence, TypeVar
 
 from ..elements import SHADOW_ROOT_ATTRIBUTE, SHADOW_ROOT_MODES, UNRENDERED
 from ..mojibake import repair_mojibake
@@ -586,13 +586,15 @@ class _NeverText:
 
 
 def _present(page: _RenderedQueries, selector: str) -> bool:
-    return any(_has_text(node, page.never_text) for node in page.select([selector]))
+    return any(_has_text(node, page) for node in page.select([selector]))
 
 
-def _has_text(element: Any, never_text: _NeverText) -> bool:
-    """Whether a rendered element shows text: more than whitespace outside its never-text elements."""
-    nodes = _rendered_nodes(element, never_text, [])
-    return any(node.is_text_node and (node.text_content or "").strip() for node in nodes)
+def _has_text(element: Any, page: _RenderedQueries) -> bool:
+    """Whether a rendered element of the page shows text: more than whitespace outside never-text elements."""
+    return any(
+        node.is_text_node and (node.text_content or "").strip() and page.rendered(node.parent)
+        for node in element.traverse(include_text=True)
+    )
 
 
 def _outermost(nodes: list[Any], excluded: Container[int] = frozenset()) -> list[Any]:
@@ -664,11 +666,13 @@ def _lines_and_blocks(
             last_id, breaks = current_id, 0
         current = []
 
-    if never_text is None:
-        nodes = element.traverse(include_text=True)
-    else:
-        nodes = _rendered_nodes(element, never_text, skipped if skipped is not None else [])
-    for node in nodes:
+    resume_id: int | None = None  # inside a never-text element: the node after it (None: none in ``element``)
+    skipping = False
+    for node in element.traverse(include_text=True):
+        if skipping:
+            if node.mem_id != resume_id:
+                continue
+            skipping = False
         if node.is_text_node:
             parent = node.parent
             found = block_of.get(parent.mem_id)
@@ -682,6 +686,10 @@ def _lines_and_blocks(
                 continues = breaks == 1 and block_id == last_id
                 current_block, current_id = block, block_id
             current.append(node.text_content or "")
+        elif never_text is not None and node.is_element_node and never_text.holds(node):
+            if skipped is not None:
+                skipped.append(node)
+            resume_id, skipping = _following_id(node, stop_id), True
         elif node.tag_id in line_break:
             if current:
                 end_line()
@@ -689,24 +697,6 @@ def _lines_and_blocks(
     if current:
         end_line()
     return lines
-
-
-def _rendered_nodes(element: Any, never_text: _NeverText, skipped: list[Any]) -> Iterator[Any]:
-    """The nodes (texts too) of a rendered element (itself included), in document order, without its
-    never-text elements and what they hold; each of those is added to ``skipped``."""
-    stop_id = element.mem_id
-    resume_id: int | None = None  # inside a never-text element: the node after it (None: none in ``element``)
-    skipping = False
-    for node in element.traverse(include_text=True):
-        if skipping:
-            if node.mem_id != resume_id:
-                continue
-            skipping = False
-        if node.is_element_node and never_text.holds(node):
-            skipped.append(node)
-            resume_id, skipping = _following_id(node, stop_id), True
-            continue
-        yield node
 
 
 def _following_id(node: Any, stop_id: int) -> int | None:
