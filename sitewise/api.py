@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Literal, Union
 
@@ -22,7 +22,9 @@ from .text import word_count
 if TYPE_CHECKING:
     import urllib.error
 
+    from .metadata import Metadata
     from .page import Page
+    from .pipeline import Article
     from .store import Store
 
 #: What :func:`extract` can return.
@@ -101,11 +103,15 @@ class Extracted:
     fallback_reason: str
     #: Why nothing was found ("" when the article was).
     reason: str
+    #: What the pipeline found, which the answer is read from: where the article is on the page (its
+    #: blocks, the fallback's span, the rules' selectors), for the server to answer too. Not in the JSON.
+    article: "Article" = field(repr=False, compare=False)
 
     def to_json(self) -> dict[str, Any]:
         """The answer as ``output="json"`` gives it: its texts :func:`printable`, as every output's are."""
-        fields = {name: printable(value) if isinstance(value, str) else value for name, value in asdict(self).items()}
-        return {**fields, "words": word_count(fields["text"])}
+        answer = {name: printable(value) if isinstance(value, str) else value
+                  for name, value in ((f.name, getattr(self, f.name)) for f in fields(self) if f.name != "article")}
+        return {**answer, "words": word_count(answer["text"])}
 
 
 # -- extract -----------------------------------------------------------------------------------------
@@ -143,7 +149,7 @@ def extract(
 
 
 def extract_article(
-    page_html: str,
+    page_html: str | None,
     url: str | None = None,
     *,
     rules: RulesSource = None,
@@ -154,14 +160,16 @@ def extract_article(
     include_comments: bool = False,
 ) -> Extracted:
     """:func:`extract`'s answer before it is formatted. ``page_html``: the page as :func:`readable_html`
-    gives it (checked and decoded once, by the caller, who formats the answer from it too); ``page``: the
-    page as collected (its blocks let rules apply to what the reader saw); ``mss_model``: a fallback model
-    file instead of the configured one; ``metadata``: False leaves the page's title, author, date,
-    language, site name and description unread (None), and the heading unsplit from the body;
+    gives it (checked and decoded once, by the caller, who formats the answer from it too), or None with a
+    ``page``; ``page``: the page as collected (its blocks let rules apply to what the reader saw; without
+    ``page_html`` the fallback and the metadata read its HTML, else its blocks and what it carries:
+    :func:`_page_metadata`); ``mss_model``: a fallback model file instead of the configured one;
+    ``metadata``: False leaves the page's title, author, date, language, site name and description
+    unread (None), and the heading unsplit from the body;
     ``site_rules``: ``rules`` is the rule set a store or server gave for this page's site (already
     checked, and the site's own even when an administrator joined its domain to another);
     ``include_comments``: as for :func:`extract`."""
-    from .metadata import Metadata, read_metadata
+    from .metadata import Metadata
     from .pipeline import find_article
 
     site = site_for(url)
@@ -169,12 +177,12 @@ def extract_article(
     article = find_article(page, page_html, rule_set, mss_model=mss_model, url=url, include_comments=include_comments)
     if mismatch and article.method == "mss":
         article.fallback_reason = mismatch
-    page_metadata = read_metadata(page_html) if metadata else Metadata()
-    heading, body = article.heading_and_body(page_metadata.title)
+    found_metadata = _page_metadata(page_html, page) if metadata else Metadata()
+    heading, body = article.heading_and_body(found_metadata.title)
     return Extracted(
         url=url,
         site=site,
-        **page_metadata.to_json(),
+        **found_metadata.to_json(),
         heading=heading,
         body=body,
         text=article.text,
@@ -184,7 +192,20 @@ def extract_article(
         confidence=rule_set.get("confidence") if rule_set is not None and article.method == "rules" else None,
         fallback_reason=article.fallback_reason if article.method == "mss" else "",
         reason="" if article.text else (article.reason or "no article found"),
+        article=article,
     )
+
+
+def _page_metadata(page_html: str | None, page: "Page | None" = None) -> "Metadata":
+    """A page's title, author, date, language, site name and description: read from its HTML (the one
+    given, else the collected page's), else what the collected page carries
+    (:func:`sitewise.metadata.collected_metadata`): a reader's upload may come without HTML."""
+    from .metadata import Metadata, collected_metadata, read_metadata
+
+    html = page_html or (page.html if page is not None else None)
+    if html:
+        return read_metadata(html)
+    return collected_metadata(page) if page is not None else Metadata()
 
 
 def formatted(found: Extracted, html: str, output: Output) -> str:

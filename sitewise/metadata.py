@@ -4,7 +4,8 @@ what publishers put in the HTML for search engines and social networks.
 Each field is looked up in sources in order of how deliberately publishers fill them: schema.org
 JSON-LD and Open Graph first (written for machines), then ``<meta>`` names, then the visible page
 (``<title>``, ``<h1>``, ``<time>``, ``rel=author``). The first non-empty value wins; a field no source
-gives is None. Only the HTML is read (never the network).
+gives is None. Only the HTML is read (never the network), or for a collected page without it what
+the collector recorded of it (:func:`collected_metadata`).
 """
 from __future__ import annotations
 
@@ -13,9 +14,12 @@ import html as html_lib
 import json
 import re
 from dataclasses import asdict, dataclass
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
 from .mojibake import repair_mojibake
+
+if TYPE_CHECKING:
+    from .page import Page
 
 #: schema.org types whose JSON-LD object describes the article itself (not the site or a breadcrumb).
 ARTICLE_TYPES = frozenset(
@@ -80,6 +84,13 @@ def read_metadata(html: str) -> Metadata:
         description=_first(meta.get("og:description"), meta.get("description"), meta.get("twitter:description"),
                            _ld_text(article.get("description"))),
     )
+
+
+def collected_metadata(page: "Page") -> Metadata:
+    """The metadata a collected page carries without its HTML: its first title (``document.title``) and
+    description, and its language. Author, date and site name are only in the HTML: None."""
+    return Metadata(title=_first(*page.titles), language=_language(_first(page.lang)),
+                    description=_first(*page.descriptions))
 
 
 # -- sources -----------------------------------------------------------------------------------------
