@@ -1,13 +1,14 @@
-"""Finding the article of a posted or stored page, for ``POST /api/extract`` and the dashboard preview:
-``sitewise.pipeline.find_article`` (the site's rules when they apply confidently, else MSS) on what the
-client sent — a collected page and/or its HTML, never a URL to fetch.
+"""Finding the article of a posted or stored page, for ``POST /api/extract`` (``sitewise.api.extract_article``,
+the library's JSON answer) and the dashboard preview (``sitewise.pipeline.find_article``): the site's rules
+when they apply confidently, else MSS, on what the client sent — a collected page and/or its HTML, never a
+URL to fetch.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
 
-from sitewise.api import printable, readable_html
+from sitewise.api import extract_article, readable_html
 from sitewise.errors import InputError
 from sitewise.page import MAX_HTML_CHARS, Page, PageError, host_of
 from sitewise.pipeline import Article
@@ -45,7 +46,11 @@ def find_article(page: Page | None, html: str | None, site: str | None, url: str
 
 def extract_request(data: Any) -> dict[str, Any]:
     """Answer an extraction request: ``{"page": {...}}`` and/or ``{"html": "...", "url": "..."}``, and
-    ``"include_comments": true`` to keep an article's comment thread where it scores as content."""
+    ``"include_comments": true`` to keep an article's comment thread where it scores as content.
+
+    The answer is ``sitewise.extract(..., output="json")``'s for the same page (``sitewise.api.extract_article``,
+    with the site's rules from the store), under the store's name of the site (an administrator may have
+    joined its domain to another), with where the article is on the page (:func:`_where_found`)."""
     if not isinstance(data, dict):
         raise ApiError.bad_field("(request)", "must be a JSON object with page or html")
     page = validate_page(data["page"], prefix="page") if data.get("page") is not None else None
@@ -67,20 +72,40 @@ def extract_request(data: Any) -> dict[str, Any]:
         raise ApiError.bad_field("include_comments", "must be true or false")
     if page is None and html is None:
         raise ApiError.bad_field("(request)", "give page (a collected page) or html")
-    site = None
-    if page is not None:
-        site = services().store.site_key(page.url)
-    elif url:
-        try:
-            site = services().store.site_key(host_of(url))
-        except PageError as exc:
-            raise ApiError.bad_field("url", exc.reason) from None
+    host = _host(url) if url else None  # (an empty url names no page, as none)
+    site = _site_key(page, host)
+    svc = services()
+    rules = svc.store.rules(site) if site else None
+    url = url or (page.url if page is not None else None)
     try:
-        answer = find_article(page, html, site, url, include_comments).to_json()
+        found = run_cpu_bound(extract_article, html, url, rules=rules, site_rules=True, page=page,
+                              mss_model=svc.settings.mss_model or None, include_comments=include_comments)
     except InputError as exc:  # the fallback's parser reads the page only in part (sitewise.mss.tokenize)
         raise ApiError.bad_field("html", str(exc)) from None
-    # as sitewise.extract answers: no control characters a reader's text never holds
-    return {**answer, "text": printable(answer["text"]), "body": printable(answer["body"])}
+    return {**found.to_json(), "site": site, **_where_found(found.article)}
+
+
+def _host(url: str) -> str:
+    """The host of a request's url, or 400 on ``url``: a URL that names no site (as the library refuses it)."""
+    try:
+        return host_of(url)
+    except PageError as exc:
+        raise ApiError.bad_field("url", exc.reason) from None
+
+
+def _site_key(page: Page | None, host: str | None) -> str | None:
+    """The store's name of the site a request is of: the collected page's, else the url's (None without)."""
+    if page is not None:
+        return services().store.site_key(page.url)
+    return services().store.site_key(host) if host else None
+
+
+def _where_found(article: Article) -> dict[str, Any]:
+    """What the server's answer adds to the library's: where the article is on the page. ``blocks``:
+    indices into the posted page's blocks (what the bookmarklet highlights); the rules' ``selectors`` and
+    how many pages they were learned from; the fallback's token ``span``."""
+    return {"blocks": article.blocks, "selectors": article.selectors,
+            "pages_learned_from": article.pages_learned_from, "span": article.span}
 
 
 def _readable(html: str) -> str:

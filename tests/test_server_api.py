@@ -9,6 +9,8 @@ import pytest
 
 import sitewise
 from sitewise.api import InputError
+from sitewise.page import Page
+from sitewise.pipeline import rebuild_html
 from sitewise.server import create_app
 from comments_support import COMMENTS, URL as BLOG_URL, blog_page
 from server_support import as_gzip, as_json, block, page_dict, settings_for, with_change
@@ -452,6 +454,66 @@ def test_extract_falls_back_to_mss_when_no_template_matches(client, store):
     assert body["fallback_reason"] == "rules did not apply: no template matched"
 
 
+#: What sitewise.extract's JSON and POST /api/extract both answer, field for field.
+SHARED_FIELDS = ("title", "author", "date", "heading", "body", "text", "method", "confidence", "reason")
+#: A headline long enough for the fallback to take it in with the article.
+STORY_HEADLINE = "Harbor strike ends after three weeks as workers accept the new contract"
+#: A story page whose metadata names its author and date, the headline repeating its title.
+STORY_HTML = ARTICLE_HTML.replace(
+    "<title>Harbor strike ends</title>",
+    '<title>Harbor strike ends</title><meta name="author" content="Ada Brook">'
+    '<meta property="article:published_time" content="2024-03-03">',
+).replace("Harbor strike ends", STORY_HEADLINE).replace("<article>", '<article class="story">')
+#: The rules a learned news.example has for it: the story's paragraphs, its headline as the heading.
+STORY_RULES = {"templates": [{"name": "story", "match": ["article.story"], "include": ["article.story"],
+                              "exclude": [], "heading": ["article.story h1"], "words": [5, 500]}],
+               "pages_learned": 4, "confidence": 0.9}
+
+
+def shared(answer: dict) -> dict:
+    return {name: answer[name] for name in SHARED_FIELDS}
+
+
+def library_answer(html: str, url: str, **options) -> dict:
+    return json.loads(sitewise.extract(html, url, output="json", **options))
+
+
+def test_extract_answers_the_librarys_json_for_a_fallback_answer(client):
+    url = "https://news.example/x"
+    body = client.post("/api/extract", json={"html": STORY_HTML, "url": url}).get_json()
+    assert shared(body) == shared(library_answer(STORY_HTML, url))
+    # the fallback's first line repeats the title: it is the heading, and the body goes without it
+    assert body["title"] == body["heading"] == STORY_HEADLINE and not body["body"].startswith("Harbor")
+    assert body["author"] == "Ada Brook" and body["date"] == "2024-03-03" and body["reason"] == ""
+
+
+def test_extract_answers_the_librarys_json_for_a_rules_answer(client, store):
+    store.put_rules("news.example", STORY_RULES)
+    url = "https://news.example/x"
+    body = client.post("/api/extract", json={"html": STORY_HTML, "url": url}).get_json()
+    assert shared(body) == shared(library_answer(STORY_HTML, url, rules=store))
+    assert body["method"] == "rules" and body["confidence"] == 0.9 and body["heading"] == STORY_HEADLINE
+    assert body["reason"] == "" and body["rule_version"] == 1 and body["template"] == "story"
+
+
+def test_extract_of_a_page_with_html_answers_the_librarys_json_for_it(client):
+    page = {**story_page(), "html": STORY_HTML}
+    body = client.post("/api/extract", json={"page": page}).get_json()
+    assert shared(body) == shared(library_answer(STORY_HTML, page["url"]))
+    assert body["url"] == page["url"] and body["author"] == "Ada Brook"
+
+
+def test_extract_of_a_page_without_html_reads_its_metadata_from_the_page(client):
+    # a reader's upload may carry no HTML: the fallback reads its blocks (as HTML rebuilt from them), and
+    # the page's collected title, description and language are its metadata
+    page = with_change(with_change(story_page(), "blocks.1.text", STORY_HEADLINE), "titles", [STORY_HEADLINE, "og"])
+    body = client.post("/api/extract", json={"page": page}).get_json()
+    assert shared(body) == shared(library_answer(rebuild_html(Page.from_dict(page)), page["url"]))
+    assert body["heading"] == body["title"] == STORY_HEADLINE and body["blocks"] == [1, 2, 3, 4, 5]
+    assert body["description"] == page["descriptions"][0] and body["language"] == "en"
+    assert body["author"] is None and body["date"] is None and body["site_name"] is None
+
+
 @pytest.mark.parametrize(
     "payload, field",
     [
@@ -461,6 +523,7 @@ def test_extract_falls_back_to_mss_when_no_template_matches(client, store):
         ({"html": 5}, "html"),
         ({"html": "<p>x</p>", "url": 7}, "url"),
         ({"html": "<p>x</p>", "url": "nohost"}, "url"),
+        ({"page": story_page(), "url": "nohost"}, "url"),  # refused as the library refuses it
         ({"html": "<p>x</p>", "include_comments": "yes"}, "include_comments"),
         ({"page": with_change(story_page(), "blocks.0.text", "")}, "page.blocks[0].text"),
         ({"page": with_change(story_page(), "blocks.1.box.top", "x")}, "page.blocks[1].box"),

@@ -45,6 +45,31 @@ def test_served_description_validates_pages_like_the_server(store, tmp_path):
     assert not validator.is_valid(with_change(page_dict(), "blocks.0.text", ""))
 
 
+#: An article page with its headline, and rules of its site that select it.
+ARTICLE = ("<html><head><title>Harbor strike ends</title></head><body><article><h1>Harbor strike ends</h1>"
+           + "<p>The harbor workers voted to accept the new contract and ships came in again.</p>" * 4
+           + "</article></body></html>")
+ARTICLE_RULES = {"templates": [{"name": "story", "match": ["article"], "include": ["article"], "exclude": [],
+                                "heading": ["article h1"], "words": [1, 500]}], "pages_learned": 4, "confidence": 0.9}
+
+
+@pytest.mark.parametrize("request_body, method", [
+    ({"html": ARTICLE, "url": "https://news.example/a/1"}, "rules"),
+    ({"html": ARTICLE, "url": "https://other.example/a/1"}, "mss"),
+    ({"html": ARTICLE}, "mss"),
+    ({"page": page_dict()}, "mss"),
+], ids=["rules", "mss", "html without url", "page without html"])
+def test_an_extraction_carries_every_field_described_and_no_other(store, tmp_path, request_body, method):
+    store.put_rules("news.example", ARTICLE_RULES)
+    client = create_app(settings_for(tmp_path), store).test_client()
+    answer = client.post("/api/extract", json=request_body).get_json()
+    document = openapi_document()
+    schema = document["components"]["schemas"]["Extraction"]
+    registry = Registry().with_resource("urn:api", Resource.from_contents(document, default_specification=DRAFT202012))
+    assert answer["method"] == method
+    assert set(answer) == set(schema["properties"]) == set(schema["required"])
+    assert not list(Draft202012Validator(schema, registry=registry).iter_errors(answer))
+
 # -- every status a route answers with is in the description -------------------------------------------
 
 KNOWN_SITE = "news.example"
