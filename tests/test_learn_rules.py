@@ -369,3 +369,12 @@ def test_never_text_elements_give_no_text_wherever_the_selectors_meet_them():
     assert [element.tag for element in found.elements] == ["article"]
     assert "hidden" not in found.elements[0].html and "<script" not in found.elements[0].html
     assert "note" not in found.elements[0].html
+
+
+def test_tags_told_by_number_are_tags_lexbor_numbers_once_for_all():
+    # a custom element's number is made per page: another page's <my-widget> could carry it
+    from sitewise.learn.rules import _tag_ids
+
+    assert _tag_ids(frozenset({"div", "br"}))
+    with pytest.raises(ValueError, match="my-widget"):
+        _tag_ids(frozenset({"div", "my-widget"}))

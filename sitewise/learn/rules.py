@@ -726,8 +726,13 @@ def _nearest_block(parent: Any, stop_id: int, stop: Any) -> Any:
 @functools.cache
 def _tag_ids(tags: frozenset[str]) -> frozenset[int]:
     """Lexbor's numbers for tag names, which it tells faster than names: those of the HTML tags it knows
-    are the same in every page."""
+    are the same in every page. A tag it does not know is numbered per page (a custom element's number
+    could be another page's ``<my-widget>``): ValueError, before any page is read wrong."""
     from selectolax.lexbor import LexborHTMLParser
 
-    parser = LexborHTMLParser("")
-    return frozenset(parser.create_node(tag).tag_id for tag in tags)
+    parser, other = LexborHTMLParser(""), LexborHTMLParser("")
+    numbers = {tag: parser.create_node(tag).tag_id for tag in tags}
+    unknown = sorted(tag for tag, number in numbers.items() if other.create_node(tag).tag_id != number)
+    if unknown:
+        raise ValueError(f"lexbor numbers these tags page by page, not once for all: {', '.join(unknown)}")
+    return frozenset(numbers.values())
