@@ -10,7 +10,7 @@ import sys
 
 from . import __version__
 from .api import SitewiseError
-from .config import LOG_FORMAT
+from .config import configure_logging
 
 #: Sub-command modules, in the order ``sitewise --help`` lists them.
 COMMANDS = (
@@ -37,11 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    logging.basicConfig(
-        level=logging.DEBUG if args.verbose else logging.INFO,
-        format=LOG_FORMAT,
-        stream=sys.stderr,
-    )
+    configure_logging(logging.DEBUG if args.verbose else logging.INFO)
     if not getattr(args, "handler", None):
         parser.print_help()
         return 2

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import logging
 import os
+import re
+import sys
 from dataclasses import dataclass, fields
 from pathlib import Path
 
@@ -24,6 +26,41 @@ LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 LOG_LEVEL_VARIABLE = "SITEWISE_LOG_LEVEL"
 _LOG_LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "warning": logging.WARNING, "error": logging.ERROR,
                "critical": logging.CRITICAL}
+
+
+#: Characters a log line never holds as they are: C0 and C1 controls (a newline in an uploaded URL, selector
+#: or request path would start a forged line of its own; ESC drives the operator's terminal), the Unicode
+#: line and paragraph separators, and bidi embeddings, overrides and isolates (which reorder what is shown).
+UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def printable(text: str) -> str:
+    """``text`` with every :data:`UNPRINTABLE` character written as its Python escape (``\\n``, ``\\x1b``)."""
+    return UNPRINTABLE.sub(lambda match: match.group().encode("unicode_escape").decode("ascii"), text)
+
+
+class LogFormatter(logging.Formatter):
+    """:data:`LOG_FORMAT` with the strings a message interpolates made :func:`printable`: those are what
+    came from outside (request paths, page keys, selectors, site names), while a message's own text — the
+    demo's several-line announcement, a traceback — keeps its line breaks."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        if record.args:
+            record = logging.makeLogRecord({**record.__dict__, "args": _printable_args(record.args)})
+        return super().format(record)
+
+
+def _printable_args(args: tuple | dict) -> tuple | dict:
+    if isinstance(args, dict):  # logging's one-mapping form: "%(site)s", {"site": ...}
+        return {name: printable(value) if isinstance(value, str) else value for name, value in args.items()}
+    return tuple(printable(value) if isinstance(value, str) else value for value in args)
+
+
+def configure_logging(level: int) -> None:
+    """Log at ``level`` to stderr, one :data:`LOG_FORMAT` line a record (:class:`LogFormatter`)."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(LogFormatter(LOG_FORMAT))
+    logging.basicConfig(level=level, handlers=[handler])
 
 
 def log_level_from_env() -> int:

@@ -6,12 +6,10 @@ Command-line options override these; ``SITEWISE_WEB_PROCESSES`` and ``SITEWISE_W
 """
 from __future__ import annotations
 
-import logging
 import os
-import sys
 from pathlib import Path
 
-from sitewise.config import LOG_FORMAT, LOG_LEVEL_VARIABLE, Settings, integer_from_env, log_level_from_env
+from sitewise.config import LOG_LEVEL_VARIABLE, Settings, configure_logging, integer_from_env, log_level_from_env
 
 #: The app's settings are checked before gunicorn starts: a bad value is then one line naming its variable
 #: (gunicorn's "Error: ..."), not a traceback from every web process that fails to boot.
@@ -50,7 +48,7 @@ def on_starting(server) -> None:
     """gunicorn's hook, in the master before it forks the web processes (which inherit this): the app's log
     goes to stderr at ``SITEWISE_LOG_LEVEL``. gunicorn sets up only its own loggers; without this the app
     logged nothing below WARNING (no write was logged) and its warnings without time, level or name."""
-    logging.basicConfig(level=log_level_from_env(), format=LOG_FORMAT, stream=sys.stderr)
+    configure_logging(log_level_from_env())
 
 
 def when_ready(server) -> None:

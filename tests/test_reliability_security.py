@@ -7,7 +7,9 @@ covered without editing this file. The bookmarklet and dashboard checks run in r
 from __future__ import annotations
 
 import gzip
+import io
 import json
+import logging
 import re
 from pathlib import Path
 from urllib.parse import quote
@@ -15,6 +17,7 @@ from urllib.parse import quote
 import pytest
 
 from bookmarklet_support import CHROMIUM, CHROMIUM_ARGS, click_bookmarklet, loopback_only, serve_app, serve_html
+from sitewise.config import LOG_FORMAT, UNPRINTABLE, LogFormatter
 from sitewise.server import create_app
 from server_support import page_dict, settings_for
 from sitewise.store import Store
@@ -77,6 +80,35 @@ def test_admin_routes_work_with_the_token_and_are_off_without_one(store, tmp_pat
     for method, path in _admin_routes(disabled):
         response = disabled.test_client().open(path, method=method, headers={"Authorization": "Bearer "})
         assert response.status_code == 403, (method, path)
+
+
+FORGED = "2026-01-01 00:00:00,000 WARNING sitewise.server.api: admin deleted site news.example"
+
+
+def test_hostile_paths_urls_and_selectors_cannot_forge_a_log_line(app):
+    """The server logs request paths, page keys and marks' selectors, all of them the client's to choose: a
+    newline among them would start a line of its own, an ESC drive the operator's terminal."""
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(LogFormatter(LOG_FORMAT))
+    root = logging.getLogger()
+    root.addHandler(handler)
+    level = root.level
+    root.setLevel(logging.INFO)
+    try:
+        client = app.test_client()
+        client.post("/api/pages%0A" + quote(FORGED), json={})
+        assert client.post("/api/pages", json=page_dict("https://news.example/a/1%0A\x1b[2J\u2028")).status_code == 201
+        mark = {"url": "https://news.example/a/1", "kind": "not_article", "selector": f"p\r\n{FORGED}\u202e"}
+        assert client.post("/api/feedback", json=mark).status_code == 201
+    finally:
+        root.removeHandler(handler)
+        root.setLevel(level)
+    lines = stream.getvalue().splitlines()
+    assert lines and not any(line.startswith(FORGED) for line in lines), lines
+    assert not any(UNPRINTABLE.search(line) for line in lines), lines
+    logged = "\n".join(lines)
+    assert f"\\n{FORGED}" in logged and f"\\r\\n{FORGED}\\u202e" in logged and "\\x1b[2J\\u2028" in logged
 
 
 def test_bookmarklet_sources_ask_for_no_credentials():

@@ -11,7 +11,6 @@ from __future__ import annotations
 import logging
 import os
 import signal
-import sys
 import threading
 from types import FrameType
 
@@ -20,7 +19,7 @@ from rq import Queue, Worker
 from rq.executions import Execution
 from rq.job import Job
 
-from sitewise.config import LOG_FORMAT, SettingError, Settings, log_level_from_env
+from sitewise.config import SettingError, Settings, configure_logging, log_level_from_env
 from sitewise.redis_conn import WAIT_MAX_DELAY_S, connect, wait_for_redis
 
 from .queue import JOB_SERIALIZER, learn_queue
@@ -82,7 +81,7 @@ class LearnWorker(Worker):
 
 
 def main() -> int:
-    logging.basicConfig(level=log_level_from_env(), format=LOG_FORMAT, stream=sys.stderr)
+    configure_logging(log_level_from_env())
     try:
         settings = Settings.from_env()
     except SettingError as exc:  # one line naming the variable, not a traceback, and no retrying in vain
