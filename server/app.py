@@ -72,16 +72,24 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     register_cors(app, allow_private_network=bool(settings.allow_private_network))
     register_error_handlers(app)
     _register_access_log(app)
-    _register_nosniff(app)
+    _register_response_headers(app)
     return app
 
 
-def _register_nosniff(app: Flask) -> None:
+def _register_response_headers(app: Flask) -> None:
     @app.after_request
     def nosniff(response: Response) -> Response:
-        """JSON is never to be taken for HTML or script, whatever a browser would guess from its content."""
-        if response.is_json:
-            response.headers["X-Content-Type-Options"] = "nosniff"
+        """No answer is ever to be taken for another type (JSON or a page for script, style sheet or HTML),
+        whatever a browser would guess from its content."""
+        response.headers["X-Content-Type-Options"] = "nosniff"
+        return response
+
+    @app.after_request
+    def private_to_the_caller(response: Response) -> Response:
+        """An answer to a request with credentials (the admin token: page keys, page text, marks) is kept by
+        no cache, the administrator's browser's included."""
+        if "Authorization" in request.headers:
+            response.headers["Cache-Control"] = "no-store"
         return response
 
 

@@ -41,7 +41,6 @@ def _serve(name: str) -> Response:
     headers = {
         "ETag": etag,
         "Cache-Control": "no-cache",  # revalidate every time: a fix is live on the next click
-        "X-Content-Type-Options": "nosniff",
         # Pages that isolate themselves (COEP require-corp) load only resources that opt in.
         "Cross-Origin-Resource-Policy": "cross-origin",
     }

@@ -6,6 +6,7 @@ covered without editing this file. The bookmarklet and dashboard checks run in r
 """
 from __future__ import annotations
 
+import base64
 import gzip
 import io
 import json
@@ -56,7 +57,9 @@ def test_every_state_changing_route_is_public_by_design_or_admin(app):
 @pytest.mark.parametrize(
     "authorization",
     [None, "", "Bearer", "Bearer ", "Bearer wrong", f"Bearer {TOKEN[:-1]}", f"Bearer {TOKEN}x", f"Basic {TOKEN}",
-     TOKEN, f"Bearer  {TOKEN.upper()}"],
+     TOKEN, f"Bearer  {TOKEN.upper()}",
+     # The dashboard's Basic sign-in, which a browser then sends along with any site's form posted to us.
+     "Basic " + base64.b64encode(f":{TOKEN}".encode()).decode(), "Basic " + base64.b64encode(f"admin:{TOKEN}".encode()).decode()],
 )
 def test_admin_routes_refuse_a_missing_or_wrong_token(app, store, authorization):
     client = app.test_client()
@@ -109,6 +112,31 @@ def test_hostile_paths_urls_and_selectors_cannot_forge_a_log_line(app):
     assert not any(UNPRINTABLE.search(line) for line in lines), lines
     logged = "\n".join(lines)
     assert f"\\n{FORGED}" in logged and f"\\r\\n{FORGED}\\u202e" in logged and "\\x1b[2J\\u2028" in logged
+
+
+def test_every_answer_says_nosniff_and_no_page_may_be_framed(app):
+    client = app.test_client()
+    assert client.post("/api/pages", json=page_dict("https://news.example/a/1")).status_code == 201
+    script = client.get("/bookmarklet/sitewise.js")
+    answers = {path: client.get(path) for path in ("/", "/sites", "/sites/news.example", "/sites/nowhere.example",
+                                                  "/static/style.css", "/api/sites", "/rules/news.example")}
+    answers["304 script"] = client.get("/bookmarklet/sitewise.js", headers={"If-None-Match": script.headers["ETag"]})
+    for name, response in {**answers, "script": script}.items():
+        assert response.headers.get("X-Content-Type-Options") == "nosniff", name
+        if response.mimetype == "text/html":
+            assert response.headers["X-Frame-Options"] == "DENY", name
+            assert "frame-ancestors 'none'" in response.headers["Content-Security-Policy"], name
+
+
+def test_answers_to_the_administrator_are_cached_nowhere(app):
+    client = app.test_client()
+    assert client.post("/api/pages", json=page_dict("https://news.example/a/1")).status_code == 201
+    signed_in = "Basic " + base64.b64encode(f":{TOKEN}".encode()).decode()
+    for path, authorization in [("/sites/news.example", f"Bearer {TOKEN}"), ("/sites/news.example", signed_in),
+                                ("/api/sites/news.example", f"Bearer {TOKEN}"), ("/api/admin/aliases", f"Bearer {TOKEN}")]:
+        response = client.get(path, headers={"Authorization": authorization})
+        assert response.status_code == 200 and response.headers["Cache-Control"] == "no-store", (path, authorization)
+    assert "Cache-Control" not in client.get("/sites/news.example").headers  # the public view: status and rules
 
 
 def test_bookmarklet_sources_ask_for_no_credentials():
