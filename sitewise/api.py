@@ -177,7 +177,7 @@ def extract_article(
     article = find_article(page, page_html, rule_set, mss_model=mss_model, url=url, include_comments=include_comments)
     if mismatch and article.method == "mss":
         article.fallback_reason = mismatch
-    found_metadata = _page_metadata(page_html, page) if metadata else Metadata()
+    found_metadata = _page_metadata(page_html, page, url) if metadata else Metadata()
     heading, body = article.heading_and_body(found_metadata.title)
     return Extracted(
         url=url,
@@ -196,15 +196,15 @@ def extract_article(
     )
 
 
-def _page_metadata(page_html: str | None, page: "Page | None" = None) -> "Metadata":
+def _page_metadata(page_html: str | None, page: "Page | None" = None, url: str | None = None) -> "Metadata":
     """A page's title, author, date, language, site name and description: read from its HTML (the one
-    given, else the collected page's), else what the collected page carries
+    given, else the collected page's) and its ``url``, else what the collected page carries
     (:func:`sitewise.metadata.collected_metadata`): a reader's upload may come without HTML."""
     from .metadata import Metadata, collected_metadata, read_metadata
 
     html = page_html or (page.html if page is not None else None)
     if html:
-        return read_metadata(html)
+        return read_metadata(html, url)
     return collected_metadata(page) if page is not None else Metadata()
 
 

@@ -3,16 +3,19 @@ what publishers put in the HTML for search engines and social networks.
 
 Each field is looked up in sources in order of how deliberately publishers fill them: schema.org
 JSON-LD and Open Graph first (written for machines), then ``<meta>`` names, then the visible page
-(``<title>``, ``<h1>``, ``<time>``, ``rel=author``). The first non-empty value wins; a field no source
-gives is None. Only the HTML is read (never the network), or for a collected page without it what
-the collector recorded of it (:func:`collected_metadata`).
+(``<title>``, ``<h1>``, ``<time>``, ``rel=author``). The first value the field can hold wins (a date
+that says no day passes to the next source); a field no source gives is None. The fields' rules are in
+docs/api.md. Only the HTML and its URL are read (never the network), or for a collected page without
+HTML what the collector recorded of it (:func:`collected_metadata`).
 """
 from __future__ import annotations
 
 import datetime as _dt
+import email.utils
 import html as html_lib
 import json
 import re
+import urllib.parse
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, Iterator
 
@@ -34,6 +37,25 @@ DATE_META_NAMES = (
     "article:published_time", "datepublished", "date", "pubdate", "publishdate", "publish-date", "dc.date",
     "dc.date.issued", "dcterms.date", "dcterms.created", "parsely-pub-date", "sailthru.date", "og:published_time",
 )
+#: A date as ISO 8601 writes a day (``2024-05-07``), with a time and a zone or without: Python's
+#: ``fromisoformat`` reads more, which pages use for other things than a day (``2024-W19`` is a week,
+#: ``20240507`` an id as well as a date).
+_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?)?",
+                       re.IGNORECASE)
+#: A day written out in English, which says which month it means (``7 May 2024``, ``May 7, 2024``);
+#: ``05/07/2024`` does not (7 May or 5 July).
+_TEXT_DATE_FORMATS = ("%d %B %Y", "%d %b %Y", "%B %d, %Y", "%b %d, %Y")
+#: An RFC 2822 (e-mail, RSS, HTTP) date and time: ``Tue, 07 May 2024 10:00:00 GMT``.
+_RFC_2822_DATE = re.compile(r"(?:[a-z]{3},\s*)?\d{1,2} [a-z]{3} \d{4} \d{2}:\d{2}\b.*", re.IGNORECASE)
+#: The days a CMS writes for "no date": the zero time of Go and .NET, of Unix, of SQL Server.
+_NO_DATE_DAYS = frozenset({_dt.date(1, 1, 1), _dt.date(1970, 1, 1), _dt.date(1900, 1, 1)})
+#: No article is published later than today; a day of slack for the time zones ahead of this machine's.
+_FUTURE_SLACK = _dt.timedelta(days=1)
+#: A day in a URL's path, as CMSs route articles: ``/news/2024/05/07/strike-ends``.
+_URL_DATE = re.compile(r"/(\d{4})/(\d{1,2})/(\d{1,2})(?:/|$)")
+#: The ``<time>`` elements that date the article: HTML 4's ``pubdate`` one, those in its ``<article>``
+#: (not in a box of related links there).
+_ARTICLE_TIME = "time[pubdate], article time:not(aside time)"
 #: ... and for the author.
 AUTHOR_META_NAMES = ("author", "article:author", "dc.creator", "dcterms.creator", "parsely-author", "sailthru.author", "byl")
 #: A byline meta (NYT's ``byl``) often starts with this word.
@@ -52,7 +74,8 @@ class Metadata:
 
     title: str | None = None
     author: str | None = None
-    #: ISO 8601 when the page's value parses as one (``2024-05-01T09:30:00+00:00``), else as written.
+    #: When the article was published (never modified), in ISO 8601: ``2024-05-01T09:30:00+00:00``, or
+    #: ``2024-05-01`` when the page gives no time.
     date: str | None = None
     #: A BCP 47 tag as the page declares it, ``_`` made ``-`` (``en``, ``en-GB``, ``pt-BR``).
     language: str | None = None
@@ -63,8 +86,9 @@ class Metadata:
         return asdict(self)
 
 
-def read_metadata(html: str) -> Metadata:
-    """The metadata of a page's HTML (any HTML: a broken or empty page gives empty metadata)."""
+def read_metadata(html: str, url: str | None = None) -> Metadata:
+    """The metadata of a page's HTML (any HTML: a broken or empty page gives empty metadata); ``url``,
+    where it came from, may hold its date."""
     from selectolax.lexbor import LexborHTMLParser
 
     tree = LexborHTMLParser(html)
@@ -75,9 +99,9 @@ def read_metadata(html: str) -> Metadata:
                      _text(tree, _PAGE_TITLE), _text(tree, "h1")),
         author=_first(_ld_names(article.get("author")), *(_author(meta.get(name)) for name in AUTHOR_META_NAMES),
                       _text(tree, "[rel~=author]"), _text(tree, "[itemprop=author]")),
-        date=_iso_date(_first(_ld_text(article.get("datePublished")), *(meta.get(name) for name in DATE_META_NAMES),
-                              _attribute(tree, "[itemprop=datePublished]", "datetime", "content"),
-                              _attribute(tree, "time[datetime]", "datetime"))),
+        date=_first_date(_ld_text(article.get("datePublished")), _ld_text(article.get("dateCreated")),
+                         *(meta.get(name) for name in DATE_META_NAMES), *_dates(tree, "[itemprop=datePublished]"),
+                         _url_date(url), *_dates(tree, _ARTICLE_TIME), _only_time(tree)),
         language=_language(_first(_attribute(tree, "html", "lang"), meta.get("content-language"),
                                   _ld_text(article.get("inLanguage")), meta.get("og:locale"))),
         site_name=_first(meta.get("og:site_name"), meta.get("application-name")),
@@ -158,7 +182,10 @@ def _ld_names(value: Any) -> str | None:
 def _ld_text(value: Any) -> str | None:
     """A JSON-LD text value, its HTML entities decoded: a script's text is not HTML to the parser, yet
     publishers escape it as if it were (WordPress's Yoast writes ``Traveler&#8217;s Guide &amp; Tips``).
-    Attribute values and element text come decoded from the parser and are not decoded twice."""
+    Attribute values and element text come decoded from the parser and are not decoded twice. Of a list
+    (``"datePublished": ["2024-05-07", ...]``), the first."""
+    if isinstance(value, list):
+        value = value[0] if value else None
     if isinstance(value, dict):  # {"@type": "Language", "name": "English"}, {"@value": ...}
         value = value.get("@value", value.get("name"))
     return _clean(html_lib.unescape(value)) if isinstance(value, str) else None
@@ -168,6 +195,25 @@ def _text(tree: Any, selector: str) -> str | None:
     """The text of the first element ``selector`` selects that has any: the first may have none (a
     ``<link rel=author>`` in the head before the byline's link, a logo's ``<h1>`` holding an image)."""
     return _first(*(node.text(deep=True) for node in tree.css(selector)))
+
+
+def _dates(tree: Any, selector: str) -> Iterator[str | None]:
+    """The date each element ``selector`` selects gives: its ``datetime`` or ``content``, else its text."""
+    for node in tree.css(selector):
+        yield _first(node.attributes.get("datetime"), node.attributes.get("content"), node.text(deep=True))
+
+
+def _only_time(tree: Any) -> str | None:
+    """The date of the page's ``<time>`` when it has only one: of several outside the article, the first
+    is as often a related story's."""
+    times = tree.css("time")
+    return next(_dates(tree, "time"), None) if len(times) == 1 else None
+
+
+def _url_date(url: str | None) -> str | None:
+    """The day in a URL's path (``/2024/05/07/``), as ISO 8601, or None."""
+    found = _URL_DATE.search(urllib.parse.urlsplit(url).path) if url else None
+    return "-".join(f"{int(part):0{width}d}" for part, width in zip(found.groups(), (4, 2, 2))) if found else None
 
 
 def _attribute(tree: Any, selector: str, *names: str) -> str | None:
@@ -196,17 +242,40 @@ def _author(value: str | None) -> str | None:
     return _BY_PREFIX.sub("", value)
 
 
+def _first_date(*values: str | None) -> str | None:
+    """The first of ``values`` that is a day (:func:`_iso_date`)."""
+    return next(filter(None, (_iso_date(_clean(value)) for value in values)), None)
+
+
 def _iso_date(value: str | None) -> str | None:
-    """The date in ISO 8601 when Python reads it as such (``2024-05-01T09:30:00Z`` too), else as written.
-    A date without a time stays one."""
+    """A date in ISO 8601, its time and zone kept as given (``Z`` made ``+00:00``; a date without a time
+    stays one), or None for a value that is no day (``yesterday``, ``2024-13-45``), says it ambiguously
+    (``05/07/2024``, a number of seconds or milliseconds) or is a CMS's "no date"."""
     if value is None:
         return None
-    for kind in (_dt.date, _dt.datetime):
+    parsed = _parsed_date(value)
+    if parsed is None:
+        return None
+    day = parsed.date() if isinstance(parsed, _dt.datetime) else parsed
+    if day in _NO_DATE_DAYS or day > _dt.date.today() + _FUTURE_SLACK:
+        return None
+    return parsed.isoformat()
+
+
+def _parsed_date(value: str) -> _dt.date | _dt.datetime | None:
+    try:
+        if _ISO_DATE.fullmatch(value):
+            return _dt.datetime.fromisoformat(value) if len(value) > len("2024-05-07") else _dt.date.fromisoformat(value)
+        if _RFC_2822_DATE.fullmatch(value):
+            return email.utils.parsedate_to_datetime(value)
+    except ValueError:
+        return None
+    for text_format in _TEXT_DATE_FORMATS:
         try:
-            return kind.fromisoformat(value).isoformat()
+            return _dt.datetime.strptime(value, text_format).date()
         except ValueError:
             continue
-    return value
+    return None
 
 
 def _language(value: str | None) -> str | None:

@@ -72,10 +72,17 @@ def test_only_json_output_reads_the_pages_metadata(story, monkeypatch):
     text = sitewise.extract(sample.html, url)
     read = []
     real = sitewise.metadata.read_metadata
-    monkeypatch.setattr(sitewise.metadata, "read_metadata", lambda html: read.append(html) or real(html))
+    monkeypatch.setattr(sitewise.metadata, "read_metadata", lambda html, url=None: read.append(html) or real(html, url))
     assert sitewise.extract(sample.html, url) == text and not read  # a second parse the text never needs
     assert json.loads(sitewise.extract(sample.html, url, output="json"))["text"] == text and read
 
+
+
+def test_json_output_reads_the_date_in_the_pages_url_when_the_page_gives_none():
+    html = blog_page()  # no date in the page itself
+    url = "https://gazette.test/news/2024/05/07/strike-ends"
+    assert json.loads(sitewise.extract(html, url=url, output="json"))["date"] == "2024-05-07"
+    assert json.loads(sitewise.extract(html, url=URL, output="json"))["date"] is None
 
 def test_an_articles_comment_thread_is_left_out_unless_asked_for():
     """The shipped model scores these comments as content (they read like prose); the fallback leaves the

@@ -62,7 +62,7 @@ def test_the_visible_page_when_nothing_else_says():
         lang="en",
     )
     found = read_metadata(html)
-    assert (found.title, found.author, found.date, found.language) == ("Harbor strike ends", "Ada Brook", "1 May 2024", "en")
+    assert (found.title, found.author, found.date, found.language) == ("Harbor strike ends", "Ada Brook", "2024-05-01", "en")
     assert read_metadata(page(body="<h1>Only a headline</h1>")).title == "Only a headline"
 
 
@@ -102,3 +102,58 @@ def test_html_entities_in_json_ld_are_decoded_once_and_meta_values_not_again():
     assert found.title == "Budget Traveler\u2019s Guide & Tips" and found.author == "Ada & Sam"
     assert found.description == "Fish &amp; chips"  # decoded once: the publisher escaped an "&amp;"
     assert found.site_name == "Fish &amp; Chips Weekly"  # the parser decoded the attribute: not again
+
+
+# -- date --------------------------------------------------------------------------------------------
+
+
+def json_ld(data: str) -> str:
+    return f'<script type="application/ld+json">{data}</script>'
+
+
+@pytest.mark.parametrize("head, date", [
+    (json_ld('{"@type": "NewsArticle", "dateModified": "2024-06-01", "datePublished": "2024-05-07"}'), "2024-05-07"),
+    (json_ld('{"@type": "NewsArticle", "dateCreated": "2024-05-07T10:00:00+02:00"}'), "2024-05-07T10:00:00+02:00"),
+    (json_ld('{"@type": "NewsArticle", "datePublished": ["2024-05-07", "2024-05-08"]}'), "2024-05-07"),
+    # when the page says only when it was modified, it does not say when it was published
+    (json_ld('{"@type": "NewsArticle", "dateModified": "2024-06-01"}') + '<meta property="og:updated_time" '
+     'content="2024-06-01"><meta property="article:modified_time" content="2024-06-01">', None),
+    ('<meta property="article:published_time" content="2024-05-07T10:00:00-04:00">', "2024-05-07T10:00:00-04:00"),
+    ('<meta name="sailthru.date" content="2024-05-07 10:00:00">', "2024-05-07T10:00:00"),  # no zone given, none made up
+    ('<meta name="parsely-pub-date" content="2024-05-07T10:00:00Z">', "2024-05-07T10:00:00+00:00"),
+    ('<meta name="DC.date.issued" content="2024-05-07">', "2024-05-07"),
+    ('<meta name="pubdate" content="Tue, 07 May 2024 10:00:00 GMT">', "2024-05-07T10:00:00+00:00"),
+    ('<meta name="date" content="May 7, 2024">', "2024-05-07"),
+])
+def test_the_publication_date_normalised_to_iso_8601(head, date):
+    assert read_metadata(page(head)).date == date
+
+
+@pytest.mark.parametrize("value", [
+    "05/07/2024",  # 5 July or 7 May?
+    "yesterday", "2024-13-45", "1715076000000", "0000-00-00 00:00:00", "2024-W19", "2024",
+    "0001-01-01T00:00:00Z", "1970-01-01T00:00:00Z",  # a CMS's "no date": Go's zero time, Unix time 0
+    "9999-12-31",  # "never", and no publication date is in the future
+])
+def test_a_date_that_is_no_readable_day_is_none_and_the_next_source_is_read(value):
+    assert read_metadata(page(f'<meta name="date" content="{value}">')).date is None
+    html = page(json_ld(f'{{"@type": "NewsArticle", "datePublished": "{value}"}}')
+                + '<meta property="article:published_time" content="2024-05-07">')
+    assert read_metadata(html).date == "2024-05-07"
+
+
+def test_the_articles_time_not_a_related_storys():
+    related = '<aside><h2>Related</h2><time datetime="2020-01-01">Jan 1</time></aside>'
+    html = page(body=f'{related}<article><h1>Harbor strike ends</h1><time datetime="2024-05-07">May 7</time></article>')
+    assert read_metadata(html).date == "2024-05-07"
+    microdata = page(body=f'{related}<p>Published <span itemprop="datePublished">2024-05-07</span></p>')
+    assert read_metadata(microdata).date == "2024-05-07"
+    # several <time> and none the article's: none is known to be its date
+    assert read_metadata(page(body=f'{related}<div><time datetime="2024-05-07">May 7</time></div>')).date is None
+
+
+def test_the_date_in_the_url():
+    html = page(body='<aside><time datetime="2020-01-01">Jan 1</time></aside><time datetime="2021-02-02">x</time>')
+    assert read_metadata(html, url="https://gazette.test/news/2024/05/07/strike-ends/").date == "2024-05-07"
+    assert read_metadata(page(), url="https://gazette.test/2024/13/07/strike").date is None
+    assert read_metadata(page(), url="https://gazette.test/news/strike?d=2024/05/07/").date is None

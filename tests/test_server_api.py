@@ -487,6 +487,12 @@ def test_extract_answers_the_librarys_json_for_a_fallback_answer(client):
     assert body["author"] == "Ada Brook" and body["date"] == "2024-03-03" and body["reason"] == ""
 
 
+
+def test_extract_reads_the_date_in_the_pages_url_as_the_library_does(client):
+    url = "https://gazette.test/news/2024/05/07/harbour"  # the page itself gives no date
+    body = client.post("/api/extract", json={"html": blog_page(), "url": url}).get_json()
+    assert shared(body) == shared(library_answer(blog_page(), url)) and body["date"] == "2024-05-07"
+
 def test_extract_answers_the_librarys_json_for_a_rules_answer(client, store):
     store.put_rules("news.example", STORY_RULES)
     url = "https://news.example/x"
