@@ -79,7 +79,7 @@ class Extracted:
     url: str | None
     site: str | None
     title: str | None
-    #: The byline's name(s), from the page's metadata.
+    #: The byline's name(s), from the page's metadata (several joined by "; ").
     author: str | None
     date: str | None
     language: str | None

@@ -58,14 +58,27 @@ _URL_DATE = re.compile(r"/(\d{4})/(\d{1,2})/(\d{1,2})(?:/|$)")
 _ARTICLE_TIME = "time[pubdate], article time:not(aside time)"
 #: ... and for the author.
 AUTHOR_META_NAMES = ("author", "article:author", "dc.creator", "dcterms.creator", "parsely-author", "sailthru.author", "byl")
+#: Several authors' names are joined by this, as trafilatura joins them (a comma would part the names
+#: Dublin Core writes surname first: "Doe, Jane").
+AUTHOR_SEPARATOR = "; "
+#: An author value longer than this is no byline (a bio, the page's text in the wrong field): a
+#: handful of names fits in it.
+MAX_AUTHOR_CHARS = 200
+#: schema.org's type of an author that is a person (a publisher may be one: a personal blog's).
+_PERSON = "Person"
 #: A byline meta (NYT's ``byl``) often starts with this word.
 _BY_PREFIX = re.compile(r"^\s*by\s+", re.IGNORECASE)
 _SPACES = re.compile(r"\s+")
 #: The page's ``<title>``, not an inline SVG icon's (which names the icon: a page without a title of its
 #: own, such as an article's HTML fragment, would be titled "Share").
 _PAGE_TITLE = "title:not(svg title)"
-#: An author value that is a profile URL (``article:author`` on Facebook's spec) names no one readable.
-_URL = re.compile(r"^\w+://")
+#: An author value that is a profile URL (``article:author`` on Facebook's spec) names no one readable...
+_URL = re.compile(r"^(?:\w+://|www\.)", re.IGNORECASE)
+#: ... nor does a social network handle (``@janedoe``).
+_HANDLE = re.compile(r"@[\w.]+")
+#: An HTML tag in a JSON-LD text (``"author": "<a href=/jane>Jane Doe</a>"``), which is no markup there;
+#: a ``<`` not followed by a tag name is text (``x < y``).
+_TAG = re.compile(r"</?[a-z][^<>]*>", re.IGNORECASE)
 
 
 @dataclass
@@ -93,12 +106,17 @@ def read_metadata(html: str, url: str | None = None) -> Metadata:
 
     tree = LexborHTMLParser(html)
     meta = _meta_values(tree)
-    article = _json_ld_article(tree)
+    json_ld = _json_ld(tree)
+    article = json_ld.article
+    publisher = _not_person_name(json_ld.resolved(article.get("publisher")))
+    not_authors = frozenset(name.casefold() for name in [publisher] if name)
     return Metadata(
         title=_first(_ld_text(article.get("headline")), meta.get("og:title"), meta.get("twitter:title"),
                      _text(tree, _PAGE_TITLE), _text(tree, "h1")),
-        author=_first(_ld_names(article.get("author")), *(_author(meta.get(name)) for name in AUTHOR_META_NAMES),
-                      _text(tree, "[rel~=author]"), _text(tree, "[itemprop=author]")),
+        author=_first(_ld_authors(json_ld, not_authors),
+                      *(_author(value, not_authors) for value in [*(meta.get(name) for name in AUTHOR_META_NAMES),
+                                                                  *_texts(tree, "[rel~=author]"),
+                                                                  *_texts(tree, "[itemprop=author]")])),
         date=_first_date(_ld_text(article.get("datePublished")), _ld_text(article.get("dateCreated")),
                          *(meta.get(name) for name in DATE_META_NAMES), *_dates(tree, "[itemprop=datePublished]"),
                          _url_date(url), *_dates(tree, _ARTICLE_TIME), _only_time(tree)),
@@ -146,15 +164,37 @@ def read_json_ld(text: str) -> Any:
         return None
 
 
-def _json_ld_article(tree: Any) -> dict[str, Any]:
-    """The page's JSON-LD object for the article (the first of an article type), or {}."""
+@dataclass
+class _JsonLd:
+    """A page's JSON-LD: its article object ({} when it has none), and every object by its ``@id``."""
+
+    article: dict[str, Any]
+    by_id: dict[str, dict[str, Any]]
+
+    def resolved(self, value: Any) -> Any:
+        """A reference (``{"@id": "#jane"}``, as Yoast names an article's author) as the object it names in
+        the page's graphs; any other value as it is."""
+        reference = value.get("@id") if isinstance(value, dict) and "name" not in value else None
+        return self.by_id.get(reference, value) if isinstance(reference, str) else value
+
+
+def _json_ld(tree: Any) -> _JsonLd:
+    """The page's JSON-LD objects: the first of an article type, and those an ``@id`` names."""
+    article: dict[str, Any] = {}
+    by_id: dict[str, dict[str, Any]] = {}
     for node in tree.css('script[type="application/ld+json"]'):
         for item in _ld_objects(read_json_ld(node.text(deep=True) or "null")):
-            types = item.get("@type")
-            types = types if isinstance(types, list) else [types]
-            if any(_SCHEMA_PREFIX.sub("", t) in ARTICLE_TYPES for t in types if isinstance(t, str)):
-                return item
-    return {}
+            if not article and _types(item) & ARTICLE_TYPES:
+                article = item
+            if isinstance(item.get("@id"), str) and len(item) > 1:
+                by_id.setdefault(item["@id"], item)
+    return _JsonLd(article, by_id)
+
+
+def _types(item: dict[str, Any]) -> set[str]:
+    """A JSON-LD object's schema.org types, however spelled (``NewsArticle``, ``schema:NewsArticle``)."""
+    types = item.get("@type")
+    return {_SCHEMA_PREFIX.sub("", t) for t in (types if isinstance(types, list) else [types]) if isinstance(t, str)}
 
 
 def _ld_objects(data: Any) -> Iterator[dict[str, Any]]:
@@ -171,30 +211,41 @@ def _dicts(value: Any) -> list[dict[str, Any]]:
     return [item for item in (value if isinstance(value, list) else [value]) if isinstance(item, dict)]
 
 
-def _ld_names(value: Any) -> str | None:
-    """A JSON-LD ``author``: a name, a Person/Organization with ``name``, or a list of those."""
-    values = value if isinstance(value, list) else [value]
-    names = [_ld_text(v.get("name") if isinstance(v, dict) else v) for v in values]
-    joined = ", ".join(name for name in names if name and not _URL.match(name))
-    return joined or None
+def _ld_authors(json_ld: _JsonLd, not_authors: frozenset[str]) -> str | None:
+    """The article's JSON-LD ``author``: a name, a Person or Organization (or a reference to one), or a
+    list of those, each a name as :func:`_author` takes it."""
+    value = json_ld.article.get("author")
+    authors = value if isinstance(value, list) else [value]
+    names = (_author(_ld_text(json_ld.resolved(author)), not_authors) for author in authors)
+    return AUTHOR_SEPARATOR.join(dict.fromkeys(name for name in names if name)) or None
+
+
+def _not_person_name(value: Any) -> str | None:
+    """The name of a JSON-LD Organization (a publisher), None for a Person's."""
+    return None if isinstance(value, dict) and _PERSON in _types(value) else _ld_text(value)
 
 
 def _ld_text(value: Any) -> str | None:
     """A JSON-LD text value, its HTML entities decoded: a script's text is not HTML to the parser, yet
-    publishers escape it as if it were (WordPress's Yoast writes ``Traveler&#8217;s Guide &amp; Tips``).
+    publishers escape it as if it were (WordPress's Yoast writes ``Traveler&#8217;s Guide &amp; Tips``),
+    and its tags are left out.
     Attribute values and element text come decoded from the parser and are not decoded twice. Of a list
     (``"datePublished": ["2024-05-07", ...]``), the first."""
     if isinstance(value, list):
         value = value[0] if value else None
     if isinstance(value, dict):  # {"@type": "Language", "name": "English"}, {"@value": ...}
         value = value.get("@value", value.get("name"))
-    return _clean(html_lib.unescape(value)) if isinstance(value, str) else None
+    return _clean(_TAG.sub("", html_lib.unescape(value))) if isinstance(value, str) else None
 
 
 def _text(tree: Any, selector: str) -> str | None:
     """The text of the first element ``selector`` selects that has any: the first may have none (a
     ``<link rel=author>`` in the head before the byline's link, a logo's ``<h1>`` holding an image)."""
-    return _first(*(node.text(deep=True) for node in tree.css(selector)))
+    return _first(*_texts(tree, selector))
+
+
+def _texts(tree: Any, selector: str) -> Iterator[str]:
+    return (node.text(deep=True) for node in tree.css(selector))
 
 
 def _dates(tree: Any, selector: str) -> Iterator[str | None]:
@@ -236,10 +287,13 @@ def _first(*values: Any) -> str | None:
     return next((cleaned for cleaned in map(_clean, values) if cleaned), None)
 
 
-def _author(value: str | None) -> str | None:
-    if not value or _URL.match(value):
+def _author(value: str | None, not_authors: frozenset[str]) -> str | None:
+    """A name as a byline gives it, without its "By"; None for a value that names no one readable (a
+    profile URL, a handle), is too long for a byline, or names the publisher (``not_authors``)."""
+    name = _clean(_BY_PREFIX.sub("", value)) if value else None
+    if not name or _URL.match(name) or _HANDLE.fullmatch(name) or len(name) > MAX_AUTHOR_CHARS:
         return None
-    return _BY_PREFIX.sub("", value)
+    return None if name.casefold() in not_authors else name
 
 
 def _first_date(*values: str | None) -> str | None:

@@ -19,7 +19,7 @@ def page(head: str = "", body: str = "", lang: str = "") -> str:
 def test_json_ld_comes_first():
     html = page(JSON_LD + '<meta property="og:title" content="Strike over | Gazette"><title>Other</title>', lang="fr")
     assert read_metadata(html) == Metadata(
-        title="Harbor strike ends", author="Ada Brook, Sam Okafor", date="2024-05-01T09:30:00+00:00",
+        title="Harbor strike ends", author="Ada Brook; Sam Okafor", date="2024-05-01T09:30:00+00:00",
         language="fr", site_name=None, description="The port reopens.",
     )
 
@@ -157,3 +157,36 @@ def test_the_date_in_the_url():
     assert read_metadata(html, url="https://gazette.test/news/2024/05/07/strike-ends/").date == "2024-05-07"
     assert read_metadata(page(), url="https://gazette.test/2024/13/07/strike").date is None
     assert read_metadata(page(), url="https://gazette.test/news/strike?d=2024/05/07/").date is None
+
+
+# -- author ------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("head, author", [
+    (json_ld('{"@type": "NewsArticle", "author": [{"@type": "Person", "name": "Jane Doe"}, {"name": "John Roe"},'
+             ' {"name": "Jane Doe"}]}'), "Jane Doe; John Roe"),
+    # Yoast and others name the author by reference into the graph
+    (json_ld('{"@graph": [{"@type": "Article", "author": [{"@id": "#jane"}, {"@type": "Person", "@id": "#john"}]},'
+             ' {"@type": "Person", "@id": "#jane", "name": "Jane Doe"}, {"@type": "Person", "@id": "#john", "name": "John Roe"}]}'),
+     "Jane Doe; John Roe"),
+    # the publisher named as author is not one: the byline's name is
+    (json_ld('{"@type": "NewsArticle", "author": {"@type": "Organization", "name": "The Gazette"},'
+             ' "publisher": {"@type": "Organization", "name": "The Gazette"}}') + '<meta name="author" content="Jane Doe">',
+     "Jane Doe"),
+    (json_ld('{"@type": "NewsArticle", "author": {"@type": "Organization", "name": "Reuters"},'
+             ' "publisher": {"name": "The Gazette"}}'), "Reuters"),  # a news agency is
+    (json_ld('{"@type": "NewsArticle", "author": "<a href=\\"/jane\\">By Jane Doe</a>"}'), "Jane Doe"),
+    (json_ld('{"@type": "NewsArticle", "author": "&lt;b&gt;Jane Doe&lt;/b&gt;"}'), "Jane Doe"),
+    # a handle or a profile URL names no one readable: the byline does
+    ('<meta name="author" content="@janedoe"><meta name="parsely-author" content="www.x.test/janedoe">'
+     '<meta name="byl" content="By Jane Doe and John Roe">', "Jane Doe and John Roe"),
+    # a value no name is as long as (a bio, the page's text) is no author
+    (json_ld('{"@type": "NewsArticle", "author": "' + "Jane Doe writes about the harbour. " * 20 + '"}')
+     + '<meta name="author" content="Jane Doe">', "Jane Doe"),
+])
+def test_the_authors_names(head, author):
+    assert read_metadata(page(head)).author == author
+
+
+def test_the_byline_link_without_its_by():
+    assert read_metadata(page(body='<p><a rel="author" href="/jane">By Jane Doe</a></p>')).author == "Jane Doe"
