@@ -32,6 +32,13 @@ ARTICLE_TYPES = frozenset(
 #: How JSON-LD may also spell a schema.org type: in full (``https://schema.org/NewsArticle``) or compacted
 #: by the usual ``schema`` prefix (``schema:NewsArticle``).
 _SCHEMA_PREFIX = re.compile(r"^(?:https?://schema\.org/|schema:)")
+#: A JSON-LD script longer than this is skipped unread: the largest of the 1,254 on the 4,980 pages of
+#: the benchmarks' data sets holds 153,095 characters, and Python reads 18 MB of JSON in 1 to 2 s.
+MAX_JSON_LD_CHARS = 1_000_000
+#: A comma before a closing brace or bracket, which JavaScript takes and JSON does not.
+_TRAILING_COMMA = re.compile(r",(\s*[}\]])")
+#: XHTML's wrapping of a script's text, ``//<![CDATA[`` ... ``//]]>``.
+_CDATA_START, _CDATA_END = "<![CDATA[", "]]>"
 #: ``<meta name=...>`` names publishers use for the date (news CMSs, Dublin Core, Parse.ly, Sailthru).
 DATE_META_NAMES = (
     "article:published_time", "datepublished", "date", "pubdate", "publishdate", "publish-date", "dc.date",
@@ -155,13 +162,31 @@ def _meta_values(tree: Any) -> dict[str, str]:
 
 
 def read_json_ld(text: str) -> Any:
-    """The data of one JSON-LD script, or None when it cannot be read: broken JSON, or nesting deeper than
-    Python's parser goes (``[`` × 3,000 raises RecursionError). It is page data, not the caller's input:
-    a publisher's unreadable JSON-LD is skipped, never the reader's problem."""
-    try:
-        return json.loads(text)
-    except (ValueError, RecursionError):
+    """The data of one JSON-LD script, or None when it cannot be read: broken JSON, nesting deeper than
+    Python's parser goes (``[`` × 3,000 raises RecursionError), more than :data:`MAX_JSON_LD_CHARS`. It is
+    page data, not the caller's input: a publisher's unreadable JSON-LD is skipped, never the reader's
+    problem. JSON as CMSs break it is read (:func:`_repaired_json`), and raw tabs and line breaks in its
+    strings taken."""
+    if len(text) > MAX_JSON_LD_CHARS:
         return None
+    for reading in (text, _repaired_json(text)):
+        try:
+            return json.loads(reading, strict=False)
+        except (ValueError, RecursionError):
+            continue
+    return None
+
+
+def _repaired_json(text: str) -> str:
+    """A JSON-LD script's text as JSON: from its first ``{`` or ``[`` to its last ``}`` or ``]`` (outside
+    them a byte order mark, a comment, XHTML's ``//<![CDATA[``, an HTML comment), without trailing
+    commas, and decoded from HTML when it was escaped as a whole (``{&quot;@type&quot;: ...}``)."""
+    if '"' not in text:
+        text = html_lib.unescape(text)
+    text = text.replace(_CDATA_START, "").replace(_CDATA_END, "")  # their brackets are no JSON's
+    start = min((index for index in (text.find("{"), text.find("[")) if index >= 0), default=0)
+    end = max(text.rfind("}"), text.rfind("]")) + 1
+    return _TRAILING_COMMA.sub(r"\1", text[start:end or len(text)])
 
 
 @dataclass

@@ -190,3 +190,37 @@ def test_the_authors_names(head, author):
 
 def test_the_byline_link_without_its_by():
     assert read_metadata(page(body='<p><a rel="author" href="/jane">By Jane Doe</a></p>')).author == "Jane Doe"
+
+
+# -- malformed JSON-LD -------------------------------------------------------------------------------
+
+ARTICLE = '{"@type": "NewsArticle", "headline": "Harbor strike ends", "author": "Jane Doe"}'
+
+
+@pytest.mark.parametrize("script", [
+    ARTICLE.replace('"Jane Doe"}', '"Jane Doe",}'),  # a trailing comma
+    "/* SEO plugin */\n" + ARTICLE,
+    "// SEO plugin\n" + ARTICLE,
+    "//<![CDATA[\n" + ARTICLE + "\n//]]>",  # XHTML-era CMSs wrap scripts so
+    "<!--\n" + ARTICLE + "\n-->",
+    "\ufeff" + ARTICLE,
+    ARTICLE.replace("Harbor strike", "Harbor\tstrike").replace("Jane", "\nJane"),  # raw tab and line break
+    ARTICLE.replace('"', "&quot;"),  # escaped as HTML
+])
+def test_json_ld_as_cmss_break_it_is_read(script):
+    found = read_metadata(page(json_ld(script)))
+    assert (found.title, found.author) == ("Harbor strike ends", "Jane Doe")
+
+
+def test_a_huge_json_ld_graph_is_skipped_unread():
+    import json
+    import time
+
+    from sitewise.metadata import MAX_JSON_LD_CHARS, read_json_ld
+
+    graph = [{"@type": "Thing", "@id": f"#{i}", "name": f"thing {i}"} for i in range(MAX_JSON_LD_CHARS // 30)]
+    huge = json.dumps({"@graph": [{"@type": "NewsArticle", "headline": "Harbor strike ends"}, *graph]})
+    assert len(huge) > MAX_JSON_LD_CHARS and read_json_ld(huge) is None
+    start = time.perf_counter()
+    assert read_metadata(page(json_ld(huge) + json_ld(ARTICLE.replace("Harbor", "Port")))).title == "Port strike ends"
+    assert time.perf_counter() - start < 0.5
