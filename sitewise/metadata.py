@@ -17,7 +17,7 @@ import json
 import re
 import urllib.parse
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from .mojibake import repair_mojibake
 
@@ -79,6 +79,12 @@ _SPACES = re.compile(r"\s+")
 #: The page's ``<title>``, not an inline SVG icon's (which names the icon: a page without a title of its
 #: own, such as an article's HTML fragment, would be titled "Share").
 _PAGE_TITLE = "title:not(svg title)"
+#: What parts a page's title from its site's name (``Harbor strike ends | The Gazette``), spaced apart:
+#: a headline's own ``Covid-19`` or ``Review: ...`` is no separator.
+_TITLE_SEPARATOR = re.compile(r"\s+[|\-\u2013\u2014\u00b7\u2022\u00bb]\s+")
+#: A BCP 47 language tag as pages write one (``en``, ``en-GB``, ``zh-Hant-TW``, ``es-419``); not
+#: ``English``, ``x-default`` or a template's ``{{ lang }}``.
+_LANGUAGE_TAG = re.compile(r"[a-z]{2,3}(?:-[a-z0-9]{1,8})*", re.IGNORECASE)
 #: An author value that is a profile URL (``article:author`` on Facebook's spec) names no one readable...
 _URL = re.compile(r"^(?:\w+://|www\.)", re.IGNORECASE)
 #: ... nor does a social network handle (``@janedoe``).
@@ -97,7 +103,8 @@ class Metadata:
     #: When the article was published (never modified), in ISO 8601: ``2024-05-01T09:30:00+00:00``, or
     #: ``2024-05-01`` when the page gives no time.
     date: str | None = None
-    #: A BCP 47 tag as the page declares it, ``_`` made ``-`` (``en``, ``en-GB``, ``pt-BR``).
+    #: A BCP 47 tag as the page declares it, cased as BCP 47 cases it, ``_`` made ``-`` (``en``, ``en-GB``,
+    #: ``pt-BR``).
     language: str | None = None
     site_name: str | None = None
     description: str | None = None
@@ -115,21 +122,26 @@ def read_metadata(html: str, url: str | None = None) -> Metadata:
     meta = _meta_values(tree)
     json_ld = _json_ld(tree)
     article = json_ld.article
-    publisher = _not_person_name(json_ld.resolved(article.get("publisher")))
-    not_authors = frozenset(name.casefold() for name in [publisher] if name)
+    publisher = json_ld.resolved(article.get("publisher"))
+    not_authors = frozenset(name.casefold() for name in [_not_person_name(publisher)] if name)
+    site_name = _first(meta.get("og:site_name"), _ld_text(publisher), meta.get("application-name"))
+    site_names = frozenset(name.casefold() for name in (site_name, meta.get("application-name")) if name)
+    headline = _text(tree, "h1")
     return Metadata(
-        title=_first(_ld_text(article.get("headline")), meta.get("og:title"), meta.get("twitter:title"),
-                     _text(tree, _PAGE_TITLE), _text(tree, "h1")),
+        title=_first(_ld_text(article.get("headline")),
+                     _without_site_name(_first(meta.get("og:title"), meta.get("twitter:title"), _text(tree, _PAGE_TITLE)),
+                                        site_names, headline),
+                     headline),
         author=_first(_ld_authors(json_ld, not_authors),
                       *(_author(value, not_authors) for value in [*(meta.get(name) for name in AUTHOR_META_NAMES),
                                                                   *_texts(tree, "[rel~=author]"),
                                                                   *_texts(tree, "[itemprop=author]")])),
-        date=_first_date(_ld_text(article.get("datePublished")), _ld_text(article.get("dateCreated")),
+        date=_first_valid(_iso_date, _ld_text(article.get("datePublished")), _ld_text(article.get("dateCreated")),
                          *(meta.get(name) for name in DATE_META_NAMES), *_dates(tree, "[itemprop=datePublished]"),
                          _url_date(url), *_dates(tree, _ARTICLE_TIME), _only_time(tree)),
-        language=_language(_first(_attribute(tree, "html", "lang"), meta.get("content-language"),
-                                  _ld_text(article.get("inLanguage")), meta.get("og:locale"))),
-        site_name=_first(meta.get("og:site_name"), meta.get("application-name")),
+        language=_first_valid(_language, _attribute(tree, "html", "lang"), meta.get("content-language"),
+                              _ld_text(article.get("inLanguage")), meta.get("og:locale")),
+        site_name=site_name,
         description=_first(meta.get("og:description"), meta.get("description"), meta.get("twitter:description"),
                            _ld_text(article.get("description"))),
     )
@@ -321,9 +333,23 @@ def _author(value: str | None, not_authors: frozenset[str]) -> str | None:
     return None if name.casefold() in not_authors else name
 
 
-def _first_date(*values: str | None) -> str | None:
-    """The first of ``values`` that is a day (:func:`_iso_date`)."""
-    return next(filter(None, (_iso_date(_clean(value)) for value in values)), None)
+def _first_valid(read: Callable[[str | None], str | None], *values: str | None) -> str | None:
+    """The first of ``values`` that ``read`` reads as the field's (a day, a language tag), as it reads it."""
+    return next(filter(None, (read(_clean(value)) for value in values)), None)
+
+
+def _without_site_name(title: str | None, site_names: frozenset[str], headline: str | None) -> str | None:
+    """A page's title without its site's name (``Harbor strike ends | The Gazette``, ``The Gazette —
+    Harbor strike ends``): the part a separator parts from one of ``site_names``, or the page's
+    ``headline`` (its ``<h1>``) when the title starts with it. As it is when nothing says which part is
+    the site's."""
+    for separator in _TITLE_SEPARATOR.finditer(title or ""):
+        before, after = title[:separator.start()], title[separator.end():]
+        if after.casefold() in site_names or before == headline:
+            return before
+        if before.casefold() in site_names:
+            return after
+    return title
 
 
 def _iso_date(value: str | None) -> str | None:
@@ -358,8 +384,12 @@ def _parsed_date(value: str) -> _dt.date | _dt.datetime | None:
 
 
 def _language(value: str | None) -> str | None:
-    """``en_US`` → ``en-US``; the first of a list (``de, en``)."""
-    if value is None:
+    """A language tag cased as BCP 47 cases it (``en_us`` → ``en-US``, ``zh-hant-tw`` → ``zh-Hant-TW``),
+    the first of a list (``de, en``); None for what is no tag."""
+    first = value.replace("_", "-").split(",")[0].strip() if value else ""
+    if not _LANGUAGE_TAG.fullmatch(first):
         return None
-    first = value.replace("_", "-").split(",")[0].strip()
-    return first or None
+    language, *subtags = first.split("-")
+    # a region is two letters (GB), a script four (Hant); a region may be three digits (419)
+    return "-".join([language.lower(), *(tag.upper() if len(tag) == 2 else tag.title() if len(tag) == 4 else tag.lower()
+                                         for tag in subtags)])

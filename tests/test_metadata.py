@@ -224,3 +224,45 @@ def test_a_huge_json_ld_graph_is_skipped_unread():
     start = time.perf_counter()
     assert read_metadata(page(json_ld(huge) + json_ld(ARTICLE.replace("Harbor", "Port")))).title == "Port strike ends"
     assert time.perf_counter() - start < 0.5
+
+
+
+# -- title, language, site name ----------------------------------------------------------------------
+
+SITE_NAME = '<meta property="og:site_name" content="The Gazette">'
+PUBLISHER = json_ld('{"@type": "NewsArticle", "publisher": {"@type": "Organization", "name": "The Gazette"}}')
+
+
+@pytest.mark.parametrize("head, body, title", [
+    (SITE_NAME + "<title>Harbor strike ends | The Gazette</title>", "", "Harbor strike ends"),
+    (PUBLISHER + "<title>The Gazette \u2014 Harbor strike ends</title>", "", "Harbor strike ends"),
+    ("<title>Harbor strike ends - Local news - The Gazette</title>", "<h1>Harbor strike ends</h1>", "Harbor strike ends"),
+    # nothing says which part is the site's, and a headline's own dash stays
+    ("<title>Harbor strike ends | The Gazette</title>", "", "Harbor strike ends | The Gazette"),
+    (SITE_NAME + "<title>Strike - what next? - The Gazette</title>", "", "Strike - what next?"),
+])
+def test_the_title_without_the_sites_name(head, body, title):
+    assert read_metadata(page(head, body)).title == title
+
+
+@pytest.mark.parametrize("html, language", [
+    (page(lang="en-us"), "en-US"),
+    (page(lang="zh-hant-tw"), "zh-Hant-TW"),
+    (page(json_ld('{"@type": "NewsArticle", "inLanguage": "es-419"}')), "es-419"),
+    # what is no language tag passes to the next source
+    (page('<meta http-equiv="content-language" content="de-DE">', lang="{{ lang }}"), "de-DE"),
+    (page(json_ld('{"@type": "NewsArticle", "inLanguage": {"@type": "Language", "name": "English"}}')
+          + '<meta property="og:locale" content="en_GB">', lang="x-default"), "en-GB"),
+])
+def test_the_language_is_a_language_tag(html, language):
+    assert read_metadata(html).language == language
+
+
+def test_the_declared_language_even_when_the_text_is_in_another():
+    assert read_metadata(page(body="<p>Der Hafenstreik ist vorbei, sagt die Gewerkschaft.</p>", lang="en")).language == "en"
+
+
+def test_the_site_name_from_the_json_ld_publisher():
+    html = page(PUBLISHER + '<meta name="application-name" content="Gazette App">')
+    assert read_metadata(html).site_name == "The Gazette"
+    assert read_metadata(page(SITE_NAME + PUBLISHER.replace("The Gazette", "Gazette Media Group"))).site_name == "The Gazette"
