@@ -17,6 +17,7 @@ import json
 import re
 import urllib.parse
 from dataclasses import asdict, dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from .mojibake import repair_mojibake
@@ -132,13 +133,13 @@ def read_metadata(html: str, url: str | None = None) -> Metadata:
                      _without_site_name(_first(meta.get("og:title"), meta.get("twitter:title"), _text(tree, _PAGE_TITLE)),
                                         site_names, headline),
                      headline),
-        author=_first(_ld_authors(json_ld, not_authors),
-                      *(_author(value, not_authors) for value in [*(meta.get(name) for name in AUTHOR_META_NAMES),
-                                                                  *_texts(tree, "[rel~=author]"),
-                                                                  *_texts(tree, "[itemprop=author]")])),
-        date=_first_valid(_iso_date, _ld_text(article.get("datePublished")), _ld_text(article.get("dateCreated")),
-                         *(meta.get(name) for name in DATE_META_NAMES), *_dates(tree, "[itemprop=datePublished]"),
-                         _url_date(url), *_dates(tree, _ARTICLE_TIME), _only_time(tree)),
+        author=_ld_authors(json_ld, not_authors) or _first_valid(
+            partial(_author, not_authors=not_authors), *(meta.get(name) for name in AUTHOR_META_NAMES),
+            *_texts(tree, "[rel~=author]"), *_texts(tree, "[itemprop=author]")),
+        date=_first_valid(
+            _iso_date, _ld_text(article.get("datePublished")), _ld_text(article.get("dateCreated")),
+            *(meta.get(name) for name in DATE_META_NAMES), *_dates(tree, "[itemprop=datePublished]"), _url_date(url),
+            *_dates(tree, _ARTICLE_TIME), _only_time(tree)),
         language=_first_valid(_language, _attribute(tree, "html", "lang"), meta.get("content-language"),
                               _ld_text(article.get("inLanguage")), meta.get("og:locale")),
         site_name=site_name,
@@ -294,8 +295,8 @@ def _dates(tree: Any, selector: str) -> Iterator[str | None]:
 def _only_time(tree: Any) -> str | None:
     """The date of the page's ``<time>`` when it has only one: of several outside the article, the first
     is as often a related story's."""
-    times = tree.css("time")
-    return next(_dates(tree, "time"), None) if len(times) == 1 else None
+    dates = list(_dates(tree, "time"))
+    return dates[0] if len(dates) == 1 else None
 
 
 def _url_date(url: str | None) -> str | None:

@@ -167,7 +167,8 @@ def test_the_date_in_the_url():
              ' {"name": "Jane Doe"}]}'), "Jane Doe; John Roe"),
     # Yoast and others name the author by reference into the graph
     (json_ld('{"@graph": [{"@type": "Article", "author": [{"@id": "#jane"}, {"@type": "Person", "@id": "#john"}]},'
-             ' {"@type": "Person", "@id": "#jane", "name": "Jane Doe"}, {"@type": "Person", "@id": "#john", "name": "John Roe"}]}'),
+             ' {"@type": "Person", "@id": "#jane", "name": "Jane Doe"},'
+             ' {"@type": "Person", "@id": "#john", "name": "John Roe"}]}'),
      "Jane Doe; John Roe"),
     # the publisher named as author is not one: the byline's name is
     (json_ld('{"@type": "NewsArticle", "author": {"@type": "Organization", "name": "The Gazette"},'
