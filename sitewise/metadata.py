@@ -126,13 +126,12 @@ def read_metadata(html: str, url: str | None = None) -> Metadata:
     publisher = json_ld.resolved(article.get("publisher"))
     not_authors = frozenset(name.casefold() for name in [_not_person_name(publisher)] if name)
     site_name = _first(meta.get("og:site_name"), _ld_text(publisher), meta.get("application-name"))
-    site_names = frozenset(name.casefold() for name in (site_name, meta.get("application-name")) if name)
-    headline = _text(tree, "h1")
+    site_names = frozenset(_letters(name) for name in (site_name, meta.get("application-name"), _domain_name(url)) if name)
     return Metadata(
         title=_first(_ld_text(article.get("headline")),
                      _without_site_name(_first(meta.get("og:title"), meta.get("twitter:title"), _text(tree, _PAGE_TITLE)),
-                                        site_names, headline),
-                     headline),
+                                        site_names),
+                     _text(tree, "h1")),
         author=_ld_authors(json_ld, not_authors) or _first_valid(
             partial(_author, not_authors=not_authors), *(meta.get(name) for name in AUTHOR_META_NAMES),
             *_texts(tree, "[rel~=author]"), *_texts(tree, "[itemprop=author]")),
@@ -339,18 +338,34 @@ def _first_valid(read: Callable[[str | None], str | None], *values: str | None) 
     return next(filter(None, (read(_clean(value)) for value in values)), None)
 
 
-def _without_site_name(title: str | None, site_names: frozenset[str], headline: str | None) -> str | None:
+def _without_site_name(title: str | None, site_names: frozenset[str]) -> str | None:
     """A page's title without its site's name (``Harbor strike ends | The Gazette``, ``The Gazette —
-    Harbor strike ends``): the part a separator parts from one of ``site_names``, or the page's
-    ``headline`` (its ``<h1>``) when the title starts with it. As it is when nothing says which part is
-    the site's."""
+    Harbor strike ends``): the part a separator parts from one of ``site_names`` (as :func:`_letters`
+    gives them). As it is when nothing says which part is the site's: not the page's ``<h1>`` either,
+    which on a blog is as often the blog's name (``EDDIE ROSS - flower magazine``) as the post's."""
     for separator in _TITLE_SEPARATOR.finditer(title or ""):
         before, after = title[:separator.start()], title[separator.end():]
-        if after.casefold() in site_names or before == headline:
+        if _letters(after) in site_names:
             return before
-        if before.casefold() in site_names:
+        if _letters(before) in site_names:
             return after
     return title
+
+
+def _letters(name: str) -> str:
+    """A name's letters and digits, case folded: ``Ed Brill``, ``ed-brill`` and ``EdBrill`` are one."""
+    return "".join(character for character in name.casefold() if character.isalnum())
+
+
+def _domain_name(url: str | None) -> str | None:
+    """The name a site's address gives it: the first label of its registrable domain (``edbrill`` of
+    ``http://www.edbrill.com/...``), which a title's site part often spells (``Ed Brill - ...``)."""
+    from .page import PageError, site_of
+
+    try:
+        return site_of(url).split(".")[0] if url else None
+    except PageError:
+        return None
 
 
 def _iso_date(value: str | None) -> str | None:
