@@ -34,26 +34,27 @@ _LOG_LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "warning": logging.
 UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
-def printable(text: str) -> str:
-    """``text`` with every :data:`UNPRINTABLE` character written as its Python escape (``\\n``, ``\\x1b``)."""
+def escaped_for_log(text: str) -> str:
+    """``text`` with every :data:`UNPRINTABLE` character written as its Python escape (``\\n``, ``\\x1b``)
+    (:func:`sitewise.api.printable`, for answers, drops the controls instead)."""
     return UNPRINTABLE.sub(lambda match: match.group().encode("unicode_escape").decode("ascii"), text)
 
 
 class LogFormatter(logging.Formatter):
-    """:data:`LOG_FORMAT` with the strings a message interpolates made :func:`printable`: those are what
+    """:data:`LOG_FORMAT` with the strings a message interpolates made :func:`escaped_for_log`: those are what
     came from outside (request paths, page keys, selectors, site names), while a message's own text — the
     demo's several-line announcement, a traceback — keeps its line breaks."""
 
     def format(self, record: logging.LogRecord) -> str:
         if record.args:
-            record = logging.makeLogRecord({**record.__dict__, "args": _printable_args(record.args)})
+            record = logging.makeLogRecord({**record.__dict__, "args": _escaped_args(record.args)})
         return super().format(record)
 
 
-def _printable_args(args: tuple | dict) -> tuple | dict:
+def _escaped_args(args: tuple | dict) -> tuple | dict:
     if isinstance(args, dict):  # logging's one-mapping form: "%(site)s", {"site": ...}
-        return {name: printable(value) if isinstance(value, str) else value for name, value in args.items()}
-    return tuple(printable(value) if isinstance(value, str) else value for value in args)
+        return {name: escaped_for_log(value) if isinstance(value, str) else value for name, value in args.items()}
+    return tuple(escaped_for_log(value) if isinstance(value, str) else value for value in args)
 
 
 def configure_logging(level: int) -> None:
