@@ -47,11 +47,12 @@ class LogFormatter(logging.Formatter):
 
     def format(self, record: logging.LogRecord) -> str:
         if record.args:
-            record = logging.makeLogRecord({**record.__dict__, "args": _escaped_args(record.args)})
+            record = logging.makeLogRecord({**record.__dict__, "args": escaped_args(record.args)})
         return super().format(record)
 
 
-def _escaped_args(args: tuple | dict) -> tuple | dict:
+def escaped_args(args: tuple | dict) -> tuple | dict:
+    """``args`` of a log message (a tuple, or logging's one mapping) with every string :func:`escaped_for_log`."""
     if isinstance(args, dict):  # logging's one-mapping form: "%(site)s", {"site": ...}
         return {name: escaped_for_log(value) if isinstance(value, str) else value for name, value in args.items()}
     return tuple(escaped_for_log(value) if isinstance(value, str) else value for value in args)

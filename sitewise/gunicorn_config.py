@@ -9,7 +9,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from sitewise.config import LOG_LEVEL_VARIABLE, Settings, configure_logging, integer_from_env, log_level_from_env
+from gunicorn.glogging import Logger
+
+from sitewise.config import (
+    LOG_LEVEL_VARIABLE, Settings, configure_logging, escaped_args, integer_from_env, log_level_from_env,
+)
 
 #: The app's settings are checked before gunicorn starts: a bad value is then one line naming its variable
 #: (gunicorn's "Error: ..."), not a traceback from every web process that fails to boot.
@@ -38,6 +42,19 @@ errorlog = "-"
 #: bytes and milliseconds. Never the client's address (the app names callers by a salted hash), the query
 #: string, the referer (the page a reader is reading) or the user agent.
 access_log_format = '%(t)s "%(m)s %(U)s" %(s)s %(b)s %(M)sms'
+
+
+class AccessLogger(Logger):
+    """gunicorn's logger with the access log's atoms made :func:`~sitewise.config.escaped_for_log`. The path
+    is the client's and decoded (``%0A`` a newline, ``%1B`` ESC), and gunicorn formats its access line itself,
+    past any formatter: ``GET /x%0A<fake line>`` wrote a forged line of its own to the operator's log."""
+
+    def atoms(self, resp, req, environ, request_time) -> dict:
+        return escaped_args(super().atoms(resp, req, environ, request_time))
+
+
+#: gunicorn's own log, its access lines escaped (:class:`AccessLogger`).
+logger_class = AccessLogger
 loglevel = os.environ.get(LOG_LEVEL_VARIABLE, "info")
 #: Recent gunicorn opens a control socket at one fixed path per user, so two servers on one machine (tests,
 #: benchmarks, several deployments) would fight over it; sitewise does not use it.

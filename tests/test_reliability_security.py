@@ -17,6 +17,7 @@ from urllib.parse import quote
 
 import pytest
 
+from reliability_support import http, sitewise_up
 from bookmarklet_support import CHROMIUM, CHROMIUM_ARGS, click_bookmarklet, loopback_only, serve_app, serve_html
 from sitewise.config import LOG_FORMAT, UNPRINTABLE, LogFormatter
 from sitewise.server import create_app
@@ -112,6 +113,19 @@ def test_hostile_paths_urls_and_selectors_cannot_forge_a_log_line(app):
     assert not any(UNPRINTABLE.search(line) for line in lines), lines
     logged = "\n".join(lines)
     assert f"\\n{FORGED}" in logged and f"\\r\\n{FORGED}\\u202e" in logged and "\\x1b[2J\\u2028" in logged
+
+
+def test_hostile_paths_cannot_forge_a_line_in_gunicorns_access_log(tmp_path):
+    """``sitewise up --access-log``: gunicorn writes each request's decoded path in its own log line, which
+    the app's log formatter never sees."""
+    with sitewise_up(tmp_path / "data", "--access-log", "--workers", "1", "--web-processes", "1") as up:
+        status, _, _ = http("GET", f"{up.base_url}/x%0A{quote(FORGED)}%1B[2J%E2%80%A8")
+        assert status == 404
+        up.wait_for_log("/x")
+    lines = up.log.splitlines()
+    assert not any(FORGED in line and "/x" not in line for line in lines), lines
+    assert not any("\x1b" in line for line in lines), lines
+    assert "/x\\n" + FORGED + "\\x1b[2J" in up.log, lines
 
 
 def test_every_answer_says_nosniff_and_no_page_may_be_framed(app):
