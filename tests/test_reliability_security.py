@@ -142,6 +142,50 @@ def test_every_answer_says_nosniff_and_no_page_may_be_framed(app):
             assert "frame-ancestors 'none'" in response.headers["Content-Security-Policy"], name
 
 
+#: The administrator's browser, signed in to the dashboard: it sends the Basic sign-in with every request.
+SIGNED_IN = {"Authorization": "Basic " + base64.b64encode(f":{TOKEN}".encode()).decode()}
+#: What a browser adds to another site's <img src> (or <link rel=prefetch>) pointing at the server.
+CROSS_SITE_IMAGE = {"Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "no-cors", "Sec-Fetch-Dest": "image"}
+
+
+def test_other_sites_cannot_probe_the_dashboard_through_the_administrators_browser(app):
+    """An <img> on another site loads when a page key is stored (200) and fails when not (404): with the
+    administrator's Basic sign-in attached, it would tell which pages are stored."""
+    client = app.test_client()
+    assert client.post("/api/pages", json=page_dict("https://news.example/a/1")).status_code == 201
+    probes = ["/sites", "/sites/news.example?page=https://news.example/a/1", "/sites/news.example?page=https://news.example/a/2"]
+    for path in probes:
+        assert client.get(path, headers={**SIGNED_IN, **CROSS_SITE_IMAGE}).status_code == 403, path
+        prefetch = {**CROSS_SITE_IMAGE, "Sec-Fetch-Dest": "empty"}
+        assert client.get(path, headers={**SIGNED_IN, **prefetch}).status_code == 403, path
+    refused = client.get("/api/admin/aliases", headers={"Authorization": f"Bearer {TOKEN}", **CROSS_SITE_IMAGE})
+    assert refused.status_code == 403 and refused.get_json()["error"] == "forbidden"
+
+    shown = "/sites/news.example?page=https://news.example/a/1"
+    for fetch_site in ("same-origin", "same-site", "none"):
+        response = client.get(shown, headers={**SIGNED_IN, **CROSS_SITE_IMAGE, "Sec-Fetch-Site": fetch_site})
+        assert response.status_code == 200, fetch_site
+    assert client.get(shown, headers=SIGNED_IN).status_code == 200  # curl, scripts, older browsers
+    followed_link = {"Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "navigate", "Sec-Fetch-Dest": "document"}
+    assert client.get(shown, headers={**SIGNED_IN, **followed_link}).status_code == 200
+    assert client.get("/api/admin/aliases", headers={"Authorization": f"Bearer {TOKEN}"}).status_code == 200
+
+
+def test_the_bookmarklets_cross_site_routes_still_answer_other_sites(app):
+    client = app.test_client()
+    bookmarklet_fetch = {"Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "cors", "Sec-Fetch-Dest": "empty"}
+    upload = client.post("/api/pages", json=page_dict("https://news.example/a/1"), headers=bookmarklet_fetch)
+    assert upload.status_code == 201
+    mark = {"url": "https://news.example/a/1", "kind": "not_article", "selector": "p"}
+    answers = {
+        "rules": client.get("/rules/news.example", headers=bookmarklet_fetch),
+        "feedback": client.post("/api/feedback", json=mark, headers=bookmarklet_fetch),
+        "script": client.get("/bookmarklet/sitewise.js", headers={**CROSS_SITE_IMAGE, "Sec-Fetch-Dest": "script"}),
+    }
+    for name, response in answers.items():
+        assert response.status_code != 403 and response.headers["Access-Control-Allow-Origin"] == "*", name
+
+
 def test_answers_to_the_administrator_are_cached_nowhere(app):
     client = app.test_client()
     assert client.post("/api/pages", json=page_dict("https://news.example/a/1")).status_code == 201
