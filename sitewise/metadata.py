@@ -173,17 +173,18 @@ def _meta_values(tree: Any) -> dict[str, str]:
     return values
 
 
-def read_json_ld(text: str) -> Any:
+def read_json_ld(text: str, *, repair: bool = True) -> Any:
     """The data of one JSON-LD script, or None when it cannot be read: broken JSON, nesting deeper than
     Python's parser goes (``[`` × 3,000 raises RecursionError), more than :data:`MAX_JSON_LD_CHARS`. It is
     page data, not the caller's input: a publisher's unreadable JSON-LD is skipped, never the reader's
     problem. JSON as CMSs break it is read (:func:`_repaired_json`), and raw tabs and line breaks in its
-    strings taken."""
+    strings taken; ``repair=False`` reads valid JSON only, as the fallback's block model was trained to
+    (:mod:`sitewise.mss.blocks`)."""
     if len(text) > MAX_JSON_LD_CHARS:
         return None
-    for reading in (text, _repaired_json(text)):
+    for reading in (text, _repaired_json(text)) if repair else (text,):
         try:
-            return json.loads(reading, strict=False)
+            return json.loads(reading, strict=not repair)
         except (ValueError, RecursionError):
             continue
     return None

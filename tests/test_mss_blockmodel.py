@@ -521,3 +521,14 @@ def test_sentence_ends_of_other_scripts_are_seen():
     blocks = page_blocks(page, "https://news.test/2024/library")
     assert column(blocks, "sentence_ends").tolist() == pytest.approx([np.log1p(2), np.log1p(1)])
     assert column(blocks, "ends_sentence").tolist() == [1, 1]
+
+
+def test_the_block_model_reads_valid_json_ld_only_as_it_was_trained():
+    # The metadata repairs CMSs' broken JSON-LD; the shipped model learned its signals from valid JSON only
+    # (retrained with repaired JSON-LD it lost on dragnet and CleanEval).
+    broken = ('<script type="application/ld+json">{"@type": "NewsArticle", "articleBody": "'
+              + " ".join(PARAGRAPHS) + '",}</script>')
+    with_broken = ARTICLE_PAGE.replace("</head>", broken + "</head>", 1)
+    assert with_broken != ARTICLE_PAGE
+    assert np.array_equal(page_blocks(with_broken).features, page_blocks(ARTICLE_PAGE).features)
+    assert not np.array_equal(page_blocks(with_broken.replace('",}', '"}')).features, page_blocks(ARTICLE_PAGE).features)
