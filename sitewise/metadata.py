@@ -80,6 +80,8 @@ _SPACES = re.compile(r"\s+")
 #: The page's ``<title>``, not an inline SVG icon's (which names the icon: a page without a title of its
 #: own, such as an article's HTML fragment, would be titled "Share").
 _PAGE_TITLE = "title:not(svg title)"
+#: JSON-LD's media type, a script's ``type`` essence.
+JSON_LD_TYPE = "application/ld+json"
 #: What parts a page's title from its site's name (``Harbor strike ends | The Gazette``), spaced apart:
 #: a headline's own ``Covid-19`` or ``Review: ...`` is no separator.
 _TITLE_SEPARATOR = re.compile(r"\s+[|\-\u2013\u2014\u00b7\u2022\u00bb]\s+")
@@ -220,13 +222,21 @@ def _json_ld(tree: Any) -> _JsonLd:
     """The page's JSON-LD objects: the first of an article type, and those an ``@id`` names."""
     article: dict[str, Any] = {}
     by_id: dict[str, dict[str, Any]] = {}
-    for node in tree.css('script[type="application/ld+json"]'):
+    for node in tree.css("script[type]"):
+        if not _is_json_ld(node.attributes.get("type")):
+            continue
         for item in _ld_objects(read_json_ld(node.text(deep=True) or "null")):
             if not article and _types(item) & ARTICLE_TYPES:
                 article = item
             if isinstance(item.get("@id"), str) and len(item) > 1:
                 by_id.setdefault(item["@id"], item)
     return _JsonLd(article, by_id)
+
+
+def _is_json_ld(script_type: str | None) -> bool:
+    """Whether a script's ``type`` is JSON-LD's media type, as a browser reads one: its essence, case aside,
+    with parameters or spaces around it (``application/ld+json; charset=utf-8``, ``Application/LD+JSON``)."""
+    return (script_type or "").split(";")[0].strip().lower() == JSON_LD_TYPE
 
 
 def _types(item: dict[str, Any]) -> set[str]:

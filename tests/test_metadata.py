@@ -268,3 +268,10 @@ def test_the_site_name_from_the_json_ld_publisher():
     html = page(PUBLISHER + '<meta name="application-name" content="Gazette App">')
     assert read_metadata(html).site_name == "The Gazette"
     assert read_metadata(page(SITE_NAME + PUBLISHER.replace("The Gazette", "Gazette Media Group"))).site_name == "The Gazette"
+
+
+@pytest.mark.parametrize("script_type", ["application/ld+json; charset=utf-8", " Application/LD+JSON ", "application/ld+json"])
+def test_json_ld_with_its_media_types_parameters_or_case_is_read(script_type):
+    html = page(f'<script type="{script_type}">{{"@type": "NewsArticle", "headline": "Harbor strike ends"}}</script>'
+                "<title>Other</title>")
+    assert read_metadata(html).title == "Harbor strike ends"
