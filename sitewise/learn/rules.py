@@ -656,7 +656,7 @@ def _lines_and_blocks(
     stop_id = element.mem_id
     # A text's parent → its nearest block-level node and that node's id: texts share parents.
     block_of: dict[int, tuple[Any, int]] = {}
-    line_break = _tag_ids(_LINE_BREAK)
+    line_break, block_tags = _tag_ids(_LINE_BREAK), _tag_ids(_BLOCK_TAGS)
 
     def end_line() -> None:
         nonlocal current, last_id, breaks
@@ -677,7 +677,7 @@ def _lines_and_blocks(
             parent = node.parent
             found = block_of.get(parent.mem_id)
             if found is None:
-                block = _nearest_block(parent, stop_id, element)
+                block = _nearest_block(parent, stop_id, element, block_tags)
                 found = block_of[parent.mem_id] = (block, block.mem_id)
             block, block_id = found
             if current and block_id != current_id:
@@ -715,9 +715,9 @@ def _collapsed(texts: list[str]) -> str:
     return " ".join("".join(texts).split())
 
 
-def _nearest_block(parent: Any, stop_id: int, stop: Any) -> Any:
-    """The nearest block-level node from ``parent`` up (itself included), ``stop`` (id ``stop_id``) at most."""
-    block_tags = _tag_ids(_BLOCK_TAGS)
+def _nearest_block(parent: Any, stop_id: int, stop: Any, block_tags: frozenset[int]) -> Any:
+    """The nearest block-level node (``block_tags``: :data:`_BLOCK_TAGS` by lexbor's numbers) from ``parent``
+    up (itself included), ``stop`` (id ``stop_id``) at most."""
     while parent is not None and parent.mem_id != stop_id and parent.tag_id not in block_tags:
         parent = parent.parent
     return parent if parent is not None else stop
