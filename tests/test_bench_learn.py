@@ -49,3 +49,41 @@ def test_no_set_found_is_an_error_that_leaves_the_report(tmp_path, capsys):
     message = f"no set of spider, dragnet has a manifest under {tmp_path / 'nowhere'}"
     assert capsys.readouterr().err == f"sitewise bench: error: {message}\n"
     assert report.read_text() == "# the earlier report\n"
+
+
+def test_learning_curve_sets_the_rules_with_the_fallback_beside_the_fallback_alone(monkeypatch):
+    """The curve's rows come from the rules (alone, and with the fallback where they are not confident),
+    its last column from the fallback on every test page, and the closing sentence from those numbers."""
+    from sitewise.metrics import word_prf
+
+    page = type("Document", (), {"html": "<p>x</p>"})()
+    site = bench_learn.Site("example.com", train=[page] * 8, test=[(page, "the article text")])
+
+    class Fallback:
+        def extract(self, document):
+            return "the article"  # F1 0.8 against the truth
+
+    def scored(site, k, *, fallback=None, part="article"):
+        good = k is None or k >= 4  # rules from 4 pages or more find the article
+        rules = word_prf("the article text" if good else "menu", "the article text")
+        with_fallback = [rules if good else word_prf(Fallback().extract(page), "the article text")] if fallback else []
+        return bench_learn.SiteScore(site.name, 1, [rules], bench_learn.Counter(), with_fallback)
+
+    monkeypatch.setattr(bench_learn, "_fallback_extractor", Fallback)
+    monkeypatch.setattr(bench_learn, "score_site", scored)
+    lines = bench_learn.curve_section({"dragnet": {"example.com": site}})
+    assert "| dragnet, rules | 0.000 | 0.000 | 0.000 | 1.000 | 1.000 | 1.000 | 1.000 |  |" in lines
+    assert "| dragnet, rules + fallback | 0.800 | 0.800 | 0.800 | 1.000 | 1.000 | 1.000 | 1.000 | 0.800 |" in lines
+    assert lines[-2].endswith(
+        "On dragnet, rules with the fallback score above the fallback alone (0.800) when learnt from 4, 5, 8, all pages."
+    )
+
+
+def test_learning_curve_without_html_has_no_fallback_row(monkeypatch):
+    page = type("Document", (), {"html": None})()
+    site = bench_learn.Site("npr.org", train=[page], test=[(page, "text")])
+    monkeypatch.setattr(bench_learn, "score_site", lambda site, k, **kw: bench_learn.SiteScore(
+        site.name, 1, [bench_learn.word_prf("text", "text")], bench_learn.Counter()))
+    lines = bench_learn.curve_section({"spider": {"npr.org": site}})
+    assert not any("rules + fallback" in line for line in lines)
+    assert lines[-2].endswith("until then the MSS fallback serves it.")
