@@ -17,7 +17,6 @@ import json
 import re
 import urllib.parse
 from dataclasses import asdict, dataclass
-from functools import partial
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from .mojibake import repair_mojibake
@@ -72,10 +71,16 @@ AUTHOR_SEPARATOR = "; "
 #: An author value longer than this is no byline (a bio, the page's text in the wrong field): a
 #: handful of names fits in it.
 MAX_AUTHOR_CHARS = 200
+#: A byline names a handful of authors; a longer list is a paper's or a report's, whose first names are
+#: kept (as a citation's "et al." keeps them) and the field stays a byline.
+MAX_AUTHORS = 10
+#: What parts the names in one byline value (``Jane Doe and John Roe``, ``JANE DOE;JOHN ROE``): ``and`` in
+#: English, German, French, Spanish, Italian and Portuguese, lower case only (``Jane E Doe`` has an initial).
+_AUTHORS_SEPARATOR = re.compile(r"\s*;\s*|\s+(?:and|&|und|et|y|e)\s+")
 #: schema.org's type of an author that is a person (a publisher may be one: a personal blog's).
 _PERSON = "Person"
-#: A byline meta (NYT's ``byl``) often starts with this word.
-_BY_PREFIX = re.compile(r"^\s*by\s+", re.IGNORECASE)
+#: A byline meta (NYT's ``byl``) often starts with this word, and a byline's label with a colon.
+_BY_PREFIX = re.compile(r"^\s*by\b[\s:]*", re.IGNORECASE)
 _SPACES = re.compile(r"\s+")
 #: The page's ``<title>``, not an inline SVG icon's (which names the icon: a page without a title of its
 #: own, such as an article's HTML fragment, would be titled "Share").
@@ -90,8 +95,16 @@ _TITLE_SEPARATOR = re.compile(r"\s+[|\-\u2013\u2014\u00b7\u2022\u00bb]\s+")
 _LANGUAGE_TAG = re.compile(r"[a-z]{2,3}(?:-[a-z0-9]{1,8})*", re.IGNORECASE)
 #: An author value that is a profile URL (``article:author`` on Facebook's spec) names no one readable...
 _URL = re.compile(r"^(?:\w+://|www\.)", re.IGNORECASE)
-#: ... nor does a social network handle (``@janedoe``).
+#: ... nor does a social network handle (``@janedoe``), an e-mail address...
 _HANDLE = re.compile(r"@[\w.]+")
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+#: ... nor what a CMS writes for no one (its default user, its desk) or an author link's label (Blogger's
+#: "View my complete profile"), case and a closing colon aside.
+NOT_NAMES = frozenset({
+    "about", "about me", "about us", "about the author", "admin", "administrator", "anonymous", "author",
+    "author archive", "authors", "editor", "google profile", "guest", "staff", "unknown", "view profile",
+    "view my complete profile", "webmaster",
+})
 #: An HTML tag in a JSON-LD text (``"author": "<a href=/jane>Jane Doe</a>"``), which is no markup there;
 #: a ``<`` not followed by a tag name is text (``x < y``).
 _TAG = re.compile(r"</?[a-z][^<>]*>", re.IGNORECASE)
@@ -122,7 +135,8 @@ def read_metadata(html: str, url: str | None = None) -> Metadata:
     from selectolax.lexbor import LexborHTMLParser
 
     tree = LexborHTMLParser(html)
-    meta = _meta_values(tree)
+    meta_lists = _meta_values(tree)
+    meta = {name: values[0] for name, values in meta_lists.items()}
     json_ld = _json_ld(tree)
     article = json_ld.article
     publisher = json_ld.resolved(article.get("publisher"))
@@ -134,9 +148,8 @@ def read_metadata(html: str, url: str | None = None) -> Metadata:
                      _without_site_name(_first(meta.get("og:title"), meta.get("twitter:title"), _text(tree, _PAGE_TITLE)),
                                         site_names),
                      _text(tree, "h1")),
-        author=_ld_authors(json_ld, not_authors) or _first_valid(
-            partial(_author, not_authors=not_authors), *(meta.get(name) for name in AUTHOR_META_NAMES),
-            *_texts(tree, "[rel~=author]"), *_texts(tree, "[itemprop=author]")),
+        author=_first_authors(not_authors, _ld_authors(json_ld), *(meta_lists.get(name, []) for name in AUTHOR_META_NAMES),
+                              *(_byline(tree, selector, not_authors) for selector in ("[rel~=author]", "[itemprop=author]"))),
         date=_first_valid(
             _iso_date, _ld_text(article.get("datePublished")), _ld_text(article.get("dateCreated")),
             *(meta.get(name) for name in DATE_META_NAMES), *_dates(tree, "[itemprop=datePublished]"), _url_date(url),
@@ -159,10 +172,10 @@ def collected_metadata(page: "Page") -> Metadata:
 # -- sources -----------------------------------------------------------------------------------------
 
 
-def _meta_values(tree: Any) -> dict[str, str]:
-    """``<meta>`` contents by lower-cased ``property``, ``name``, ``itemprop`` or ``http-equiv`` (the
-    first of each name)."""
-    values: dict[str, str] = {}
+def _meta_values(tree: Any) -> dict[str, list[str]]:
+    """``<meta>`` contents by lower-cased ``property``, ``name``, ``itemprop`` or ``http-equiv``, each
+    name's in the page's order (a page may list its authors so)."""
+    values: dict[str, list[str]] = {}
     for node in tree.css("meta[content]"):
         attributes = node.attributes
         content = _clean(attributes.get("content"))
@@ -171,7 +184,7 @@ def _meta_values(tree: Any) -> dict[str, str]:
         for key in ("property", "name", "itemprop", "http-equiv"):
             name = (attributes.get(key) or "").strip().lower()
             if name:
-                values.setdefault(name, content)
+                values.setdefault(name, []).append(content)
     return values
 
 
@@ -259,13 +272,11 @@ def _dicts(value: Any) -> list[dict[str, Any]]:
     return [item for item in (value if isinstance(value, list) else [value]) if isinstance(item, dict)]
 
 
-def _ld_authors(json_ld: _JsonLd, not_authors: frozenset[str]) -> str | None:
+def _ld_authors(json_ld: _JsonLd) -> list[str | None]:
     """The article's JSON-LD ``author``: a name, a Person or Organization (or a reference to one), or a
-    list of those, each a name as :func:`_author` takes it."""
+    list of those, each as its text."""
     value = json_ld.article.get("author")
-    authors = value if isinstance(value, list) else [value]
-    names = (_author(_ld_text(json_ld.resolved(author)), not_authors) for author in authors)
-    return AUTHOR_SEPARATOR.join(dict.fromkeys(name for name in names if name)) or None
+    return [_ld_text(json_ld.resolved(author)) for author in (value if isinstance(value, list) else [value])]
 
 
 def _not_person_name(value: Any) -> str | None:
@@ -294,6 +305,15 @@ def _text(tree: Any, selector: str) -> str | None:
 
 def _texts(tree: Any, selector: str) -> Iterator[str]:
     return (node.text(deep=True) for node in tree.css(selector))
+
+
+def _byline(tree: Any, selector: str, not_authors: frozenset[str]) -> list[str]:
+    """The texts of the elements ``selector`` selects in the byline: the first that names someone and
+    those beside it (under its parent: ``By <a>Jane Doe</a> and <a>John Roe</a>``). Elsewhere a page
+    links its other stories' authors and its profile pages ("View my complete profile")."""
+    nodes = tree.css(selector)
+    first = next((node for node in nodes if _names(node.text(deep=True), not_authors)), None)
+    return [node.text(deep=True) for node in nodes if first is not None and node.parent == first.parent]
 
 
 def _dates(tree: Any, selector: str) -> Iterator[str | None]:
@@ -335,13 +355,47 @@ def _first(*values: Any) -> str | None:
     return next((cleaned for cleaned in map(_clean, values) if cleaned), None)
 
 
-def _author(value: str | None, not_authors: frozenset[str]) -> str | None:
-    """A name as a byline gives it, without its "By"; None for a value that names no one readable (a
-    profile URL, a handle), is too long for a byline, or names the publisher (``not_authors``)."""
-    name = _clean(_BY_PREFIX.sub("", value)) if value else None
-    if not name or _URL.match(name) or _HANDLE.fullmatch(name) or len(name) > MAX_AUTHOR_CHARS:
-        return None
-    return None if name.casefold() in not_authors else name
+def _first_authors(not_authors: frozenset[str], *sources: list[str | None]) -> str | None:
+    """The authors the first of ``sources`` (each the values one source gives) that names anyone names,
+    each once (letters compared: ``Jane Doe``, ``JANE DOE``), at most :data:`MAX_AUTHORS`, joined by
+    :data:`AUTHOR_SEPARATOR`. Sources are not merged: each names the authors its own way (a name, a
+    profile, ``Doe, Jane``)."""
+    for values in sources:
+        names: dict[str, str] = {}
+        for value in values:
+            for name in _names(value, not_authors):
+                names.setdefault(_letters(name), name)
+        if names:
+            return AUTHOR_SEPARATOR.join(list(names.values())[:MAX_AUTHORS])
+    return None
+
+
+def _names(value: str | None, not_authors: frozenset[str]) -> list[str]:
+    """The names in one author value, without its "By": several when it parts names that each look like
+    one (``Jane Doe and John Roe``), else the value as it is (``Ada & Sam``, ``Ernst & Young``, ``Department
+    of Health and Human Services``). None of a value that names no one readable (a profile URL, a
+    handle, an e-mail address, :data:`NOT_NAMES`), is too long for a byline, or names the publisher
+    (``not_authors``)."""
+    value = _clean(_BY_PREFIX.sub("", value)) if value else None
+    if not value or _URL.match(value) or len(value) > MAX_AUTHOR_CHARS:
+        return []
+    parts = _AUTHORS_SEPARATOR.split(value)
+    names = parts if len(parts) > 1 and all(map(_is_full_name, parts)) else [value]
+    return [name for name in names if not _is_no_name(name, not_authors)]
+
+
+def _is_full_name(text: str) -> bool:
+    """Whether ``text`` looks like a person's full name: two words at least, each starting with a letter
+    upper case (or of a script without case). Not with a comma: ``Jane Doe, Garden Editor`` is a name
+    and what the name's person is, which may be all the byline's (``Jane Doe and John Roe, Reuters``)."""
+    words = text.split()
+    return len(words) > 1 and "," not in text and all(word[0].isalpha() and not word[0].islower() for word in words)
+
+
+def _is_no_name(name: str, not_authors: frozenset[str]) -> bool:
+    folded = name.casefold()
+    return (_HANDLE.fullmatch(name) is not None or _EMAIL.fullmatch(name) is not None
+            or folded.rstrip(":").strip() in NOT_NAMES or folded in not_authors)
 
 
 def _first_valid(read: Callable[[str | None], str | None], *values: str | None) -> str | None:

@@ -180,7 +180,7 @@ def test_the_date_in_the_url():
     (json_ld('{"@type": "NewsArticle", "author": "&lt;b&gt;Jane Doe&lt;/b&gt;"}'), "Jane Doe"),
     # a handle or a profile URL names no one readable: the byline does
     ('<meta name="author" content="@janedoe"><meta name="parsely-author" content="www.x.test/janedoe">'
-     '<meta name="byl" content="By Jane Doe and John Roe">', "Jane Doe and John Roe"),
+     '<meta name="byl" content="By Jane Doe and John Roe">', "Jane Doe; John Roe"),
     # a value no name is as long as (a bio, the page's text) is no author
     (json_ld('{"@type": "NewsArticle", "author": "' + "Jane Doe writes about the harbour. " * 20 + '"}')
      + '<meta name="author" content="Jane Doe">', "Jane Doe"),
@@ -191,6 +191,59 @@ def test_the_authors_names(head, author):
 
 def test_the_byline_link_without_its_by():
     assert read_metadata(page(body='<p><a rel="author" href="/jane">By Jane Doe</a></p>')).author == "Jane Doe"
+
+
+@pytest.mark.parametrize("head", [
+    '<meta name="author" content="Jane Doe"><meta name="author" content="John Roe"><meta name="author" content="Jane Doe">',
+    '<meta property="article:author" content="https://x.test/jane"><meta property="article:author" content="Jane Doe">'
+    '<meta property="article:author" content="JANE DOE"><meta property="article:author" content="John Roe">',
+    # the first name the page gives them by is the one read: another's list is not added to it
+    '<meta name="author" content="Jane Doe; John Roe"><meta name="parsely-author" content="Ann Lee">',
+])
+def test_every_author_a_meta_name_lists_each_once(head):
+    assert read_metadata(page(head)).author == "Jane Doe; John Roe"
+
+
+def test_the_byline_links_not_the_pages_other_author_links():
+    # the links beside the byline's first; elsewhere the page links its other stories' authors, a profile
+    byline = '<p class="byline">By <a rel="author" href="/jane">Jane Doe</a> and <a rel="author" href="/john">John Roe</a></p>'
+    related = '<aside><a rel="author" href="/ann">Ann Lee</a><a rel="author" href="/jane">View my complete profile</a></aside>'
+    assert read_metadata(page(body=f"<article>{byline}</article>{related}")).author == "Jane Doe; John Roe"
+    microdata = byline.replace('rel="author"', 'itemprop="author"')
+    assert read_metadata(page(body=microdata + related.replace('rel="author"', 'itemprop="author"'))).author == "Jane Doe; John Roe"
+
+
+def test_a_list_of_authors_is_capped():
+    from sitewise.metadata import AUTHOR_SEPARATOR, MAX_AUTHORS
+
+    head = "".join(f'<meta name="DC.creator" content="Doe, Jane {number}">' for number in range(MAX_AUTHORS + 5))
+    assert read_metadata(page(head)).author == AUTHOR_SEPARATOR.join(f"Doe, Jane {number}" for number in range(MAX_AUTHORS))
+
+
+@pytest.mark.parametrize("value, author", [
+    ("Jane Doe and John Roe", "Jane Doe; John Roe"),
+    ("JANE DOE;JOHN ROE", "JANE DOE; JOHN ROE"),
+    ("Jean Dupont et Marie Curie", "Jean Dupont; Marie Curie"),
+    # what may be one name is kept as written: first names alone, a firm, an organisation's
+    ("Ada & Sam", "Ada & Sam"), ("Jane and John Doe", "Jane and John Doe"), ("Ernst & Young", "Ernst & Young"),
+    ("Department of Health and Human Services", "Department of Health and Human Services"),
+    ("Vincent van Gogh and Paul Gauguin", "Vincent van Gogh and Paul Gauguin"),
+    ("Jane Doe (with John Roe and Ann Lee)", "Jane Doe (with John Roe and Ann Lee)"),
+    # a comma may part a surname, or say who a name is, of one or all: kept
+    ("Jane Doe, John Roe & Ann Lee", "Jane Doe, John Roe & Ann Lee"),
+    ("Jane Doe and John Roe, Reuters", "Jane Doe and John Roe, Reuters"),
+])
+def test_a_byline_naming_several_names_each(value, author):
+    assert read_metadata(page(f'<meta name="byl" content="{value}">')).author == author
+
+
+@pytest.mark.parametrize("value", [
+    "jane.doe@gazette.test", "By", "by:", "Staff", "admin", "Author:", "View Profile", "View my complete profile",
+    "Google profile", "About us",
+])
+def test_a_value_naming_no_one_passes_to_the_next_source(value):
+    html = page(f'<meta name="author" content="{value}">', '<a rel="author" href="/jane">By: Jane Doe</a>')
+    assert read_metadata(html).author == "Jane Doe"
 
 
 # -- malformed JSON-LD -------------------------------------------------------------------------------
