@@ -143,11 +143,11 @@ def read_metadata(html: str, url: str | None = None) -> Metadata:
     not_authors = frozenset(name.casefold() for name in [_not_person_name(publisher)] if name)
     site_name = _first(meta.get("og:site_name"), _ld_text(publisher), meta.get("application-name"))
     site_names = frozenset(_letters(name) for name in (site_name, meta.get("application-name"), _domain_name(url)) if name)
+    page_title = _without_site_name(_first(meta.get("og:title"), meta.get("twitter:title"), _text(tree, _PAGE_TITLE)),
+                                    site_names)
+    heading = _text(tree, "h1")
     return Metadata(
-        title=_first(_ld_text(article.get("headline")),
-                     _without_site_name(_first(meta.get("og:title"), meta.get("twitter:title"), _text(tree, _PAGE_TITLE)),
-                                        site_names),
-                     _text(tree, "h1")),
+        title=_first(_shown_headline(_ld_text(article.get("headline")), page_title, heading), page_title, heading),
         author=_first_authors(not_authors, _ld_authors(json_ld), *(meta_lists.get(name, []) for name in AUTHOR_META_NAMES),
                               *(_byline(tree, selector, not_authors) for selector in ("[rel~=author]", "[itemprop=author]"))),
         date=_first_valid(
@@ -403,13 +403,29 @@ def _first_valid(read: Callable[[str | None], str | None], *values: str | None) 
     return next(filter(None, (read(_clean(value)) for value in values)), None)
 
 
+def _shown_headline(headline: str | None, page_title: str | None, heading: str | None) -> str | None:
+    """The article's JSON-LD ``headline`` unless the page shows another title: its ``<h1>`` (``heading``)
+    when its title without the site's name (``page_title``) is the same, letters compared. Wikipedia's
+    headline is its Wikidata description, and a CMS may cut one short (``... talks between...``). The
+    ``<h1>`` alone says nothing: it is as often a logo, the site's name its title ends with, or a
+    section's name."""
+    if headline and heading and page_title and _letters(heading) == _letters(page_title) != _letters(headline):
+        return heading
+    return headline
+
+
+def _title_splits(title: str | None) -> Iterator[tuple[str, str]]:
+    """A page's title parted at each of its separators: what is before it and what is after it."""
+    for separator in _TITLE_SEPARATOR.finditer(title or ""):
+        yield title[:separator.start()], title[separator.end():]
+
+
 def _without_site_name(title: str | None, site_names: frozenset[str]) -> str | None:
     """A page's title without its site's name (``Harbor strike ends | The Gazette``, ``The Gazette —
     Harbor strike ends``): the part a separator parts from one of ``site_names`` (as :func:`_letters`
     gives them). As it is when nothing says which part is the site's: not the page's ``<h1>`` either,
     which on a blog is as often the blog's name (``EDDIE ROSS - flower magazine``) as the post's."""
-    for separator in _TITLE_SEPARATOR.finditer(title or ""):
-        before, after = title[:separator.start()], title[separator.end():]
+    for before, after in _title_splits(title):
         if _letters(after) in site_names:
             return before
         if _letters(before) in site_names:

@@ -328,3 +328,41 @@ def test_json_ld_with_its_media_types_parameters_or_case_is_read(script_type):
     html = page(f'<script type="{script_type}">{{"@type": "NewsArticle", "headline": "Harbor strike ends"}}</script>'
                 "<title>Other</title>")
     assert read_metadata(html).title == "Harbor strike ends"
+
+
+WIKIPEDIA_LD = json_ld('{"@context": "https://schema.org", "@type": "Article", "name": "Albert Einstein",'
+                       ' "headline": "German-born theoretical physicist (1879\u20131955)",'
+                       ' "publisher": {"@type": "Organization", "name": "Wikimedia Foundation, Inc."}}')
+
+
+@pytest.mark.parametrize("head, body, url, title", [
+    # a news page: its JSON-LD headline is its <h1> and its og:title without the site's name
+    (json_ld('{"@type": "NewsArticle", "headline": "Harbor strike ends"}') + SITE_NAME
+     + '<meta property="og:title" content="Harbor strike ends | The Gazette">', "<h1>Harbor strike ends</h1>", None,
+     "Harbor strike ends"),
+    (json_ld('{"@type": "NewsArticle", "headline": "Harbor Strike Ends!"}') + "<title>Harbor strike ends</title>",
+     "<h1>Harbor strike ends</h1>", None, "Harbor Strike Ends!"),  # letters compared: the same title
+    # a blog's <h1> is its name: the headline is the title's other part
+    (json_ld('{"@type": "BlogPosting", "headline": "Pressed flowers"}') + "<title>EDDIE ROSS - Pressed flowers</title>",
+     "<h1>EDDIE ROSS</h1>", None, "Pressed flowers"),
+    # a headline the page does not show, and nothing shows another: the headline
+    (json_ld('{"@type": "NewsArticle", "headline": "Harbor strike ends"}') + "<title>The Gazette</title>",
+     "<h1>Local news</h1>", None, "Harbor strike ends"),
+    # Wikipedia's JSON-LD headline is its Wikidata description; the page shows its <h1> in its <title>
+    (WIKIPEDIA_LD + '<meta property="og:title" content="Albert Einstein - Wikipedia"><title>Albert Einstein - Wikipedia</title>',
+     '<h1 id="firstHeading"><span class="mw-page-title-main">Albert Einstein</span></h1>',
+     "https://en.wikipedia.org/wiki/Albert_Einstein", "Albert Einstein"),
+    # the <h1> is the site's name, the title's other part: the headline
+    (json_ld('{"@type": "BlogPosting", "headline": "Cleaning costs in San Diego"}')
+     + "<title>What cleaning costs in San Diego \u2014 Seattle Cleaners Co.</title>", "<h1>Seattle Cleaners Co.</h1>",
+     "https://seattlecleaners.test/blog/costs", "Cleaning costs in San Diego"),
+    (json_ld('{"@type": "BlogPosting", "headline": "Yoga retreats"}') + "<title>Yoga retreats abroad | Ambuja Yoga</title>",
+     "<h1>Ambuja Yoga</h1>", "https://ambujayoga.test/blog/retreats", "Yoga retreats"),
+    # a headline the CMS cut short
+    (json_ld('{"@type": "NewsArticle", "headline": "Harbor strike ends after three weeks of talks between..."}')
+     + '<meta property="og:title" content="Harbor strike ends after three weeks of talks between the union and the port">',
+     "<h1>Harbor strike ends after three weeks of talks between the union and the port</h1>", None,
+     "Harbor strike ends after three weeks of talks between the union and the port"),
+])
+def test_the_json_ld_headline_unless_the_page_shows_another_title(head, body, url, title):
+    assert read_metadata(page(head, body), url=url).title == title
