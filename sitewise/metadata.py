@@ -46,12 +46,20 @@ DATE_META_NAMES = (
 )
 #: A date as ISO 8601 writes a day (``2024-05-07``), with a time and a zone or without: Python's
 #: ``fromisoformat`` reads more, which pages use for other things than a day (``2024-W19`` is a week,
-#: ``20240507`` an id as well as a date).
-_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?)?",
+#: ``20240507`` an id as well as a date). Its zone as pages also write it: after a space, or named UTC
+#: (``2024-05-07 10:00:00 +02:00``, ``2024-05-07T10:00:00 UTC``).
+_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:\s?(?:Z|UTC|GMT|[+-]\d{2}(?::?\d{2})?))?)?",
                        re.IGNORECASE)
-#: A day written out in English, which says which month it means (``7 May 2024``, ``May 7, 2024``);
-#: ``05/07/2024`` does not (7 May or 5 July).
-_TEXT_DATE_FORMATS = ("%d %B %Y", "%d %b %Y", "%B %d, %Y", "%b %d, %Y")
+#: An ISO 8601 time's zone, as :data:`_ISO_DATE` takes it: UTC by a name, or an offset.
+_ISO_ZONE = re.compile(r"\s?(?:(?P<utc>Z|UTC|GMT)|(?P<offset>[+-]\d{2}(?::?\d{2})?))$", re.IGNORECASE)
+#: A day written out in English, which says which month it means (``7 May 2024``, ``May 7, 2024``), or
+#: with the year first (``2024/05/07``: no one writes year, day, month); ``05/07/2024`` does not (7 May
+#: or 5 July).
+_TEXT_DATE_FORMATS = ("%d %B %Y", "%d %b %Y", "%B %d, %Y", "%b %d, %Y", "%Y/%m/%d")
+#: A day's name before a day written out (``Tuesday, May 7, 2024``, ``Tue 7 May 2024``): it says nothing more.
+_WEEKDAY = re.compile(r"^(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?,?\s+", re.IGNORECASE)
+#: An ordinal's ending after a day's number (``May 7th, 2024``, ``21st March 2024``).
+_ORDINAL = re.compile(r"(?<=\d)(?:st|nd|rd|th)\b", re.IGNORECASE)
 #: An RFC 2822 (e-mail, RSS, HTTP) date and time: ``Tue, 07 May 2024 10:00:00 GMT``.
 _RFC_2822_DATE = re.compile(r"(?:[a-z]{3},\s*)?\d{1,2} [a-z]{3} \d{4} \d{2}:\d{2}\b.*", re.IGNORECASE)
 #: The days a CMS writes for "no date": the zero time of Go and .NET, of Unix, of SQL Server.
@@ -467,17 +475,30 @@ def _iso_date(value: str | None) -> str | None:
 def _parsed_date(value: str) -> _dt.date | _dt.datetime | None:
     try:
         if _ISO_DATE.fullmatch(value):
-            return _dt.datetime.fromisoformat(value) if len(value) > len("2024-05-07") else _dt.date.fromisoformat(value)
+            return _parsed_iso_date(value)
         if _RFC_2822_DATE.fullmatch(value):
             return email.utils.parsedate_to_datetime(value)
     except ValueError:
         return None
+    day = _ORDINAL.sub("", _WEEKDAY.sub("", value))
     for text_format in _TEXT_DATE_FORMATS:
         try:
-            return _dt.datetime.strptime(value, text_format).date()
+            return _dt.datetime.strptime(day, text_format).date()
         except ValueError:
             continue
     return None
+
+
+def _parsed_iso_date(value: str) -> _dt.date | _dt.datetime:
+    """A date :data:`_ISO_DATE` matches, as Python's ``fromisoformat`` reads it: a day alone, or its time
+    with the zone written as Python takes it (after no space, UTC as ``+00:00``, upper case ``T``)."""
+    day, time = value[:len("2024-05-07")], value[len("2024-05-07"):].upper()
+    if not time:
+        return _dt.date.fromisoformat(day)
+    zone = _ISO_ZONE.search(time)
+    if zone:
+        time = time[:zone.start()] + ("+00:00" if zone["utc"] else zone["offset"])
+    return _dt.datetime.fromisoformat(day + time)
 
 
 def _language(value: str | None) -> str | None:

@@ -129,11 +129,29 @@ def test_the_publication_date_normalised_to_iso_8601(head, date):
     assert read_metadata(page(head)).date == date
 
 
+@pytest.mark.parametrize("value, date", [
+    ("2024/05/07", "2024-05-07"),  # year first: no one writes year, day, month
+    ("2024-05-07t10:00:00z", "2024-05-07T10:00:00+00:00"),
+    ("2024-05-07 10:00:00 +02:00", "2024-05-07T10:00:00+02:00"),
+    ("2024-05-07T10:00:00 UTC", "2024-05-07T10:00:00+00:00"),
+    ("2024-05-07 10:00:00 GMT", "2024-05-07T10:00:00+00:00"),
+    ("Tuesday, May 7, 2024", "2024-05-07"),
+    ("Tue 7 May 2024", "2024-05-07"),
+    ("May 7th, 2024", "2024-05-07"),
+    ("December 2nd, 2025", "2025-12-02"),
+    ("21st March 2024", "2024-03-21"),
+])
+def test_a_day_written_as_pages_write_it(value, date):
+    assert read_metadata(page(f'<meta name="date" content="{value}">')).date == date
+    assert read_metadata(page(body=f"<article><time>{value}</time></article>")).date == date
+
+
 @pytest.mark.parametrize("value", [
     "05/07/2024",  # 5 July or 7 May?
     "yesterday", "2024-13-45", "1715076000000", "0000-00-00 00:00:00", "2024-W19", "2024",
     "0001-01-01T00:00:00Z", "1970-01-01T00:00:00Z",  # a CMS's "no date": Go's zero time, Unix time 0
     "9999-12-31",  # "never", and no publication date is in the future
+    "2024/13/45", "Monday", "May 32nd, 2024", "2024-05-07 10:00:00 CEST",  # an abbreviated zone says no offset
 ])
 def test_a_date_that_is_no_readable_day_is_none_and_the_next_source_is_read(value):
     assert read_metadata(page(f'<meta name="date" content="{value}">')).date is None
