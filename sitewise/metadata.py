@@ -87,6 +87,8 @@ MAX_AUTHORS = 10
 _AUTHORS_SEPARATOR = re.compile(r"\s*;\s*|\s+(?:and|&|und|et|y|e)\s+")
 #: schema.org's type of an author that is a person (a publisher may be one: a personal blog's).
 _PERSON = "Person"
+#: The parts of a schema.org Person's name, in the order a byline writes them, for a Person without a ``name``.
+_PERSON_NAME_PARTS = ("givenName", "additionalName", "familyName")
 #: A byline meta (NYT's ``byl``) often starts with this word, and a byline's label with a colon.
 _BY_PREFIX = re.compile(r"^\s*by\b[\s:]*", re.IGNORECASE)
 _SPACES = re.compile(r"\s+")
@@ -284,7 +286,14 @@ def _ld_authors(json_ld: _JsonLd) -> list[str | None]:
     """The article's JSON-LD ``author``: a name, a Person or Organization (or a reference to one), or a
     list of those, each as its text."""
     value = json_ld.article.get("author")
-    return [_ld_text(json_ld.resolved(author)) for author in (value if isinstance(value, list) else [value])]
+    return [_ld_text(author) or _person_name(author)
+            for author in map(json_ld.resolved, value if isinstance(value, list) else [value])]
+
+
+def _person_name(value: Any) -> str | None:
+    """A JSON-LD Person's name by its parts (``{"givenName": "Jane", "familyName": "Doe"}``)."""
+    parts = (_ld_text(value.get(part)) for part in _PERSON_NAME_PARTS) if isinstance(value, dict) else ()
+    return " ".join(filter(None, parts)) or None
 
 
 def _not_person_name(value: Any) -> str | None:

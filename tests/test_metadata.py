@@ -188,6 +188,10 @@ def test_the_date_in_the_url():
              ' {"@type": "Person", "@id": "#jane", "name": "Jane Doe"},'
              ' {"@type": "Person", "@id": "#john", "name": "John Roe"}]}'),
      "Jane Doe; John Roe"),
+    # a Person named by its parts, as schema.org allows
+    (json_ld('{"@type": "NewsArticle", "author": [{"@type": "Person", "givenName": "Jane", "familyName": "Doe"},'
+             ' {"@type": "Person", "givenName": "John", "additionalName": "Q.", "familyName": "Roe"}]}'),
+     "Jane Doe; John Q. Roe"),
     # the publisher named as author is not one: the byline's name is
     (json_ld('{"@type": "NewsArticle", "author": {"@type": "Organization", "name": "The Gazette"},'
              ' "publisher": {"@type": "Organization", "name": "The Gazette"}}') + '<meta name="author" content="Jane Doe">',
