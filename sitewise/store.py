@@ -517,6 +517,8 @@ def decode_page(blob: bytes) -> Page:
 
 
 def open_store(settings: Settings | None = None) -> Store:
-    """The store the configuration names (``REDIS_URL`` or the embedded Redis in the data directory)."""
+    """The store the configuration names (``REDIS_URL`` or the embedded Redis in the data directory), its
+    waits for Redis bounded by ``redis_timeout_seconds``."""
     settings = settings or Settings.from_env()
-    return Store(connect(settings.redis_url, settings.data_dir), settings.max_pages_per_site)
+    connection = connect(settings.redis_url, settings.data_dir, settings.redis_timeout_seconds or None)
+    return Store(connection, settings.max_pages_per_site)

@@ -16,6 +16,7 @@ from types import FrameType
 
 import redis
 from rq import Queue, Worker
+from rq.defaults import DEFAULT_WORKER_TTL
 from rq.executions import Execution
 from rq.job import Job
 
@@ -31,6 +32,12 @@ log = logging.getLogger("worker")
 MAINTENANCE_INTERVAL_S = 60
 #: Pause before a new RQ worker replaces one that quit on an error.
 RESTART_PAUSE_S = 1.0
+#: How long the worker's Redis reads may wait: RQ's worker TTL, longer than its blocking dequeue (BLMOVE
+#: for the TTL less 15 s), which the store's bound (``Settings.redis_timeout_seconds``) would cut short (RQ
+#: logs "could not connect to Redis instance", backs off and blocks again). RQ lengthens a shorter timeout
+#: itself, but only for the connections it makes, not the one our wait for Redis made first. A job's reads
+#: (``job.connection``) have the same bound, each read its own: a learn over many pages is never cut.
+REDIS_TIMEOUT_S = DEFAULT_WORKER_TTL
 
 
 class LearnWorker(Worker):
@@ -87,7 +94,7 @@ def main() -> int:
     except SettingError as exc:  # one line naming the variable, not a traceback, and no retrying in vain
         log.critical("%s", exc)
         return 2
-    connection = connect(settings.redis_url, settings.data_dir)
+    connection = worker_connection(settings)
     stopping = threading.Event()
     _stop_on_signal(stopping)
     quit_on_error: LearnWorker | None = None
@@ -117,6 +124,12 @@ def main() -> int:
         _stop_on_signal(stopping)
         stopping.wait(RESTART_PAUSE_S)  # an error that is not an outage must not make this loop spin
     return 0
+
+
+def worker_connection(settings: Settings) -> redis.Redis:
+    """The worker's Redis connection: the store's, with reads bounded by :data:`REDIS_TIMEOUT_S` rather
+    than the store's bound."""
+    return connect(settings.redis_url, settings.data_dir, REDIS_TIMEOUT_S)
 
 
 def _unreaped_child(pid: int) -> bool:
