@@ -87,3 +87,17 @@ def test_learning_curve_without_html_has_no_fallback_row(monkeypatch):
     lines = bench_learn.curve_section({"spider": {"npr.org": site}})
     assert not any("rules + fallback" in line for line in lines)
     assert lines[-2].endswith("until then the MSS fallback serves it.")
+
+
+def test_the_speed_benchmarks_synthetic_site_is_learned_page_for_page():
+    """Every copy is a page of its own to the learner (which takes a page whose text, digits folded,
+    repeats another's for a copy): a site of 40 pages made of 4 is timed as 40 pages, not 4."""
+    from learn_support import sample_pages
+
+    from sitewise.learn.learner import distinct_pages
+    from sitewise.sample_site import generate_site
+
+    originals = [page for page, _ in sample_pages(generate_site(seed=5, stories=4, features=0)).values()][:4]
+    site = bench_learn.synthetic_site(originals, 40)
+    assert len(site) == 40
+    assert len(distinct_pages(site)) == 40
