@@ -90,8 +90,11 @@ def distinct_rows(records: Sequence[BlockRecord]) -> tuple[list[tuple], np.ndarr
     numeric = np.fromiter(itertools.chain.from_iterable(r.numeric for r in records), dtype=float, count=width * len(records))
     quanta = np.array([QUANTUM[name] for name in NUMERIC_NAMES])
     steps = np.rint(numeric.reshape(len(records), width) / quanta).astype(np.int64)
-    table = np.column_stack([np.asarray(kind_of, dtype=np.int64), steps])
-    _, first, inverse = np.unique(table, axis=0, return_index=True, return_inverse=True)
+    table = np.ascontiguousarray(np.column_stack([np.asarray(kind_of, dtype=np.int64), steps]))
+    # Each row as one opaque value (its bytes): np.unique over those is a third of the time of its row-wise
+    # form, and equal bytes are equal rows. (Their order differs; rows are numbered by first occurrence below.)
+    as_values = table.view(np.dtype((np.void, table.dtype.itemsize * table.shape[1]))).ravel()
+    _, first, inverse = np.unique(as_values, return_index=True, return_inverse=True)
     order = np.argsort(first)
     number_of = np.empty(len(order), dtype=np.int64)
     number_of[order] = np.arange(len(order))
