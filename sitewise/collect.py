@@ -97,6 +97,10 @@ LOAD_WAIT_S = 2.0
 MAX_PAGES_PER_TAB = 100
 #: Closing a context whose renderer hangs must not hang the collector.
 CLOSE_TIMEOUT_S = 5.0
+#: Documents a live page may move through by script (``location.replace`` before it is shown, a
+#: navigation while it is collected) before it counts as a redirect loop: real script redirects take
+#: one or two steps; browsers allow 20 HTTP redirects, which Chromium follows within one document.
+MAX_DOCUMENTS = 10
 #: Error messages from Playwright carry a long call log; one line is enough to say what failed.
 _FIRST_LINE = re.compile(r"[^\n]*")
 
@@ -582,9 +586,12 @@ class _Tab:
         #: Lifecycle events seen per document (loader id) of the main frame, and a wake-up for waiters.
         self._lifecycle: dict[str, set[str]] = {}
         self._lifecycle_changed = asyncio.Event()
-        #: The main frame's current document (loader id) and its URL.
+        #: The main frame's current document (loader id) and its URL, the documents it has shown since
+        #: the last navigation we started, in order, and whether it is navigating to another.
         self._document = ""
         self._url = "about:blank"
+        self._documents: list[str] = []
+        self._navigating = False
         self._failure: str | None = None
         self._answering: set[asyncio.Future[None]] = set()
 
@@ -652,9 +659,15 @@ class _Tab:
         elif method == "Page.frameNavigated" and params.get("frame", {}).get("id") == self.main_frame_id:
             self._document = params["frame"].get("loaderId", "")
             self._url = params["frame"].get("url", "")  # without its fragment
+            self._documents.append(self._document)
+            self._navigating = False
+            self._lifecycle_changed.set()  # a waiter on the document it replaced moves on
+        elif method == "Page.frameStartedNavigating" and params.get("frameId") == self.main_frame_id:
+            self._navigating = True
         elif method == "Page.frameStoppedLoading" and params.get("frameId") == self.main_frame_id:
             # Also when a script's navigation (answered with 204) cut the document's lifecycle short:
             # Chromium then reports neither its DOMContentLoaded nor its load.
+            self._navigating = False
             self._note_lifecycle(self._document, STOPPED_LOADING)
         elif method == "Fetch.requestPaused":
             self._spawn(self._answer_document_request(params))
@@ -691,43 +704,78 @@ class _Tab:
         # The previous page's cookies are not this page's.
         await self.browser.session.send("Storage.clearCookies", {"browserContextId": self.context_id})
         await self._allow_scripts(self.javascript)
-        if not await self._load(url):
+        document, loaded = await self._load(url)
+        if not loaded:
             # Still loading, most often a script that never settles: offline, an image error handler
             # that retries forever floods the page with events and starves the collector. Stop the
             # page's scripts and collect what is rendered.
             await self._allow_scripts(False)
-        answer = await self.send(
-            "Runtime.evaluate",
-            {"expression": f"({evaluate_js})({json.dumps(options)})", "returnByValue": True},
-        )
+        answer = await self._evaluate_in(document, f"({evaluate_js})({json.dumps(options)})")
         if "exceptionDetails" in answer:
             details = answer["exceptionDetails"]
             raise RuntimeError(f"collect.js failed: {details.get('exception', {}).get('description') or details.get('text')}")
         milliseconds, _, json_text = answer["result"]["value"].partition(" ")
         return expand_style_table(json.loads(json_text)), float(milliseconds)
 
-    async def _load(self, url: str) -> bool:
+    async def _evaluate_in(self, document: str, expression: str) -> dict[str, Any]:
+        """Evaluate the expression in the document. A live page that navigates meanwhile tears the
+        document from under it (the evaluation fails): it is evaluated again in the document the page
+        moved to."""
+        while True:
+            try:
+                answer = await self.send("Runtime.evaluate", {"expression": expression, "returnByValue": True})
+                if "exceptionDetails" not in answer or not await self._navigated_from(document):
+                    return answer
+            except RuntimeError:
+                if not await self._navigated_from(document):
+                    raise
+            document = await self._reached(self._documents[-1], "DOMContentLoaded")
+
+    async def _navigated_from(self, document: str) -> bool:
+        """Whether the main frame moved on from ``document``, once a navigation it started (which
+        Chromium may report only after the evaluation it broke) has shown a document or stopped."""
+        while self._navigating and self._failure is None:
+            self._lifecycle_changed.clear()
+            await self._lifecycle_changed.wait()
+        return self._moved_on(document)
+
+    async def _load(self, url: str) -> tuple[str, bool]:
         """Navigate the main frame, wait for DOMContentLoaded, then for ``load`` at most
-        :data:`LOAD_WAIT_S`; whether ``load`` came. Lifecycle events are matched to this document
-        (its loader id): the previous page's late events, or a navigation a script starts and we
-        answer with 204, are not mistaken for it."""
+        :data:`LOAD_WAIT_S`: the document shown (its loader id), and whether ``load`` came. Lifecycle
+        events are matched to the document: the previous page's late events, or a navigation a script
+        starts and we answer with 204, are not mistaken for it. A live page that moves on by script
+        is followed to the document it moves to."""
         if self._url == urldefrag(url).url:
             await self.send("Page.navigate", {"url": "about:blank"})  # else it would only scroll
         self._lifecycle.clear()
+        self._documents.clear()
         navigated = await self.send("Page.navigate", {"url": url})
         if navigated.get("errorText"):
             raise RuntimeError(f"{navigated['errorText']} at {url}")
-        document = navigated.get("loaderId", "")
-        await self._lifecycle_event(document, "DOMContentLoaded")
+        document = await self._reached(navigated.get("loaderId", ""), "DOMContentLoaded")
         try:
-            await asyncio.wait_for(self._lifecycle_event(document, "load"), LOAD_WAIT_S)
-            return True
+            return await asyncio.wait_for(self._reached(document, "load"), LOAD_WAIT_S), True
         except asyncio.TimeoutError:
-            return False
+            return self._documents[-1] if self._documents else document, False
+
+    async def _reached(self, document: str, name: str) -> str:
+        """Wait until the main frame's document reached lifecycle event ``name``, following it to the
+        documents it moves on to (at most :data:`MAX_DOCUMENTS`); the document that did."""
+        while True:
+            await self._lifecycle_event(document, name)
+            if not self._moved_on(document):
+                return document
+            if len(self._documents) > MAX_DOCUMENTS:
+                raise RuntimeError(f"the page kept navigating: more than {MAX_DOCUMENTS} documents in a row (a redirect loop?)")
+            document = self._documents[-1]
+
+    def _moved_on(self, document: str) -> bool:
+        """Whether the main frame has shown another document since ``document``."""
+        return bool(self._documents) and self._documents[-1] != document
 
     async def _lifecycle_event(self, document: str, name: str) -> None:
-        """Wait until the document reached ``name``, or stopped loading before it."""
-        while not self._lifecycle.get(document, set()) & {name, STOPPED_LOADING}:
+        """Wait until the document reached ``name``, stopped loading before it, or was replaced."""
+        while not self._lifecycle.get(document, set()) & {name, STOPPED_LOADING} and not self._moved_on(document):
             if self._failure is not None:
                 raise RuntimeError(self._failure)
             self._lifecycle_changed.clear()

@@ -21,6 +21,7 @@ from sitewise.collect import (
     CHROMIUM_ARGS,
     FULL_CHROMIUM,
     HEADLESS_SHELL,
+    MAX_DOCUMENTS,
     CollectError,
     Collector,
     StoredPage,
@@ -555,3 +556,42 @@ def test_noscript_content_shows_only_when_scripts_are_off(collector):
     assert texts(collector.collect_stored("http://ns.test/", body)) == ["always"]
     with Collector(workers=1, javascript=False) as unscripted:
         assert texts(unscripted.collect_stored("http://ns.test/", body)) == ["always", "enable JavaScript"]
+
+
+# -- live pages ------------------------------------------------------------------------------------
+
+
+def live_site() -> Flask:
+    """Live pages that redirect by script or misbehave as documents: each path is a case."""
+    app = Flask(__name__)
+    pages = {
+        "story": "<p>The story itself.</p>",
+        "replaces": "<script>location.replace('/story')</script><p>Moving</p>",
+        "assigns": "<p>Moving on</p><script>location.href = '/story'</script>",
+        "leaves-late": "<p>Leaving after load</p><script>onload = () => setTimeout(() => location.href = '/story')</script>",
+        "ping": "<script>location.replace('/pong')</script>",
+        "pong": "<script>location.replace('/ping')</script>",
+    }
+
+    @app.get("/<name>")
+    def page(name: str) -> tuple[str, int]:
+        return pages[name], 200
+
+    return app
+
+
+#: Loads of a page that leaves just after load: enough that one leaves while it is collected.
+LEAVING_TRIES = 6
+
+
+def test_live_pages_that_move_on_by_script_are_collected_where_they_end_up():
+    with serve_app(live_site()) as base, Collector(workers=1, timeout_s=5) as collector:
+        pages = collector.collect_many([f"{base}/replaces", f"{base}/assigns"], progress=False)
+        assert [(page.url, texts(page)) for page in pages] == [(f"{base}/story", ["The story itself."])] * 2
+        # Leaving just after load: collected before it leaves, or where it went if that tore the
+        # document from under the collector (it did about every other time).
+        for page in collector.collect_many([f"{base}/leaves-late"] * LEAVING_TRIES, progress=False):
+            assert isinstance(page, Page), page
+            assert (page.url, texts(page)) in [(f"{base}/leaves-late", ["Leaving after load"]), (f"{base}/story", ["The story itself."])]
+        with pytest.raises(CollectError, match=f"the page kept navigating: more than {MAX_DOCUMENTS} documents"):
+            collector.collect_url(f"{base}/ping")
