@@ -101,6 +101,10 @@ CLOSE_TIMEOUT_S = 5.0
 #: navigation while it is collected) before it counts as a redirect loop: real script redirects take
 #: one or two steps; browsers allow 20 HTTP redirects, which Chromium follows within one document.
 MAX_DOCUMENTS = 10
+#: HTTP statuses from here on are errors: the document is the server's error page, not the page asked for.
+FIRST_ERROR_STATUS = 400
+#: Document types that are web pages; any other (an image, JSON, plain text, XML) has no page to collect.
+PAGE_TYPES = ("text/html", "application/xhtml+xml")
 #: Error messages from Playwright carry a long call log; one line is enough to say what failed.
 _FIRST_LINE = re.compile(r"[^\n]*")
 
@@ -207,7 +211,8 @@ class Collector:
         self.executable_path = executable_path
         self._source = collect_js_source()
         # Evaluated as a function: defines the collector in the page, runs it, and returns
-        # "<milliseconds> <page JSON>" (one string crosses the wire far faster than an object tree).
+        # "<HTTP status> <document type> <milliseconds> <page JSON>" (one string crosses the wire far
+        # faster than an object tree; the status is 0 when unknown).
         # The page's style and layout are brought up to date before the clock starts: a stored page
         # is never drawn, so nothing has laid it out yet, while in a reader's browser it has been.
         # Layout and clock are the collector's pristine built-ins: pages replace performance.now,
@@ -218,7 +223,10 @@ class Collector:
             "builtins.boxOf(document.documentElement);\n"
             "const started = clock.now();\n"
             "const json = window.sitewiseCollectJSON(options);\n"
-            "return (clock.now() - started) + ' ' + json;\n}"
+            "const milliseconds = clock.now() - started;\n"
+            "let status = 0;\n"
+            "try { status = performance.getEntriesByType('navigation')[0].responseStatus || 0; } catch (error) {}\n"
+            "return status + ' ' + document.contentType + ' ' + milliseconds + ' ' + json;\n}"
         )
         self._options = {"collector": "playwright", "includeHtml": include_html, "styleTable": True}
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -714,7 +722,8 @@ class _Tab:
         if "exceptionDetails" in answer:
             details = answer["exceptionDetails"]
             raise RuntimeError(f"collect.js failed: {details.get('exception', {}).get('description') or details.get('text')}")
-        milliseconds, _, json_text = answer["result"]["value"].partition(" ")
+        status, document_type, milliseconds, json_text = answer["result"]["value"].split(" ", 3)
+        _check_document(int(status), document_type)
         return expand_style_table(json.loads(json_text)), float(milliseconds)
 
     async def _evaluate_in(self, document: str, expression: str) -> dict[str, Any]:
@@ -750,6 +759,8 @@ class _Tab:
         self._lifecycle.clear()
         self._documents.clear()
         navigated = await self.send("Page.navigate", {"url": url})
+        if navigated.get("isDownload"):
+            raise RuntimeError("a download, not a page")
         if navigated.get("errorText"):
             raise RuntimeError(f"{navigated['errorText']} at {url}")
         document = await self._reached(navigated.get("loaderId", ""), "DOMContentLoaded")
@@ -824,6 +835,15 @@ class _Tab:
         self.browser.tabs.pop(self.session_id, None)
         self.fail("the tab was closed")
         await _dispose_context(self.browser, self.context_id)
+
+
+def _check_document(status: int, document_type: str) -> None:
+    """Refuse a document that is not the page asked for: the server's error page, or no web page
+    at all (an image, JSON, plain text), which has nothing to collect."""
+    if status >= FIRST_ERROR_STATUS:
+        raise RuntimeError(f"HTTP {status}: the server answered with an error page")
+    if document_type not in PAGE_TYPES:
+        raise RuntimeError(f"not a web page but {document_type}")
 
 
 async def _dispose_context(browser: _Browser, context_id: str) -> None:

@@ -595,3 +595,38 @@ def test_live_pages_that_move_on_by_script_are_collected_where_they_end_up():
             assert (page.url, texts(page)) in [(f"{base}/leaves-late", ["Leaving after load"]), (f"{base}/story", ["The story itself."])]
         with pytest.raises(CollectError, match=f"the page kept navigating: more than {MAX_DOCUMENTS} documents"):
             collector.collect_url(f"{base}/ping")
+
+
+def test_live_error_pages_downloads_and_other_documents_are_errors_of_their_own():
+    app = Flask(__name__)
+
+    @app.get("/story")
+    def story() -> str:
+        return "<p>The story itself.</p>"
+
+    @app.get("/missing")
+    def missing() -> tuple[str, int]:
+        return "<h1>Not Found</h1><p>Nothing is here.</p>", 404
+
+    @app.get("/broken")
+    def broken() -> tuple[str, int]:
+        return "<h1>Internal Server Error</h1>", 500
+
+    @app.get("/data")
+    def data() -> dict:
+        return {"text": "not a page"}
+
+    @app.get("/file")
+    def file() -> tuple[str, int, dict]:
+        return "<p>An attachment</p>", 200, {"Content-Disposition": "attachment; filename=story.html"}
+
+    with serve_app(app) as base, Collector(workers=2, timeout_s=5) as collector:
+        names = ["missing", "broken", "data", "file", "story"]
+        results = dict(zip(names, collector.collect_many([f"{base}/{name}" for name in names], progress=False)))
+    assert [str(results[name]) for name in names[:4]] == [
+        f"{base}/missing: HTTP 404: the server answered with an error page",
+        f"{base}/broken: HTTP 500: the server answered with an error page",
+        f"{base}/data: not a web page but application/json",
+        f"{base}/file: a download, not a page",
+    ]
+    assert texts(results["story"]) == ["The story itself."]
