@@ -520,6 +520,13 @@ OFFLINE_POLICY = (
 #: connection is WebRTC's only way onto the network: the other RTC interfaces cannot be constructed or
 #: only describe one, and workers have none.
 NO_WEBRTC_SCRIPT = "delete window.RTCPeerConnection; delete window.webkitRTCPeerConnection;"
+#: The proxy of stored pages' contexts: nothing listens at loopback port 1, so whatever the browser itself
+#: fetches for a stored page outside the policy and the document interception fails at once, loopback
+#: included ("<-loopback>": Chromium never proxies it otherwise). Speculation rules did: a page's
+#: ``<script type=speculationrules>`` prefetched and prerendered its URLs from the network, in both
+#: binaries, and no switch or DevTools command stopped it (``Page.setPrerenderingAllowed`` still let the
+#: prefetch through; ``--disable-blink-features=SpeculationRules`` is ignored).
+DEAD_END_PROXY = {"proxyServer": "http://127.0.0.1:1", "proxyBypassList": "<-loopback>"}
 #: Our name for the main frame's Page.frameStoppedLoading among its lifecycle events.
 STOPPED_LOADING = "stoppedLoading"
 
@@ -605,7 +612,9 @@ class _Tab:
 
     @classmethod
     async def open(cls, browser: _Browser, viewport: tuple[int, int], javascript: bool, offline: bool) -> "_Tab":
-        created = await browser.session.send("Target.createBrowserContext", {"disposeOnDetach": True})
+        created = await browser.session.send(
+            "Target.createBrowserContext", {"disposeOnDetach": True, **(DEAD_END_PROXY if offline else {})}
+        )
         context_id = created["browserContextId"]
         try:
             target = await browser.session.send(

@@ -311,6 +311,29 @@ def test_popups_of_stored_pages_fetch_nothing(executable):
         assert texts(collector.collect_url(base + "/live")) == ["Fetched from the network."]
 
 
+#: Waited after collection for a prefetch or prerender the page asked for.
+SPECULATION_GRACE_S = 0.5
+
+
+@pytest.mark.parametrize("executable", [path for path in (HEADLESS_SHELL, FULL_CHROMIUM) if os.path.exists(path)])
+def test_speculation_rules_of_stored_pages_fetch_nothing(executable):
+    requested: list[str] = []
+    app = Flask(__name__)
+
+    @app.get("/<path:name>")
+    def answer(name: str) -> str:
+        requested.append(request.path)
+        return "<p>Fetched from the network.</p>"
+
+    with serve_app(app) as base, Collector(workers=1, timeout_s=15, executable_path=executable) as collector:
+        rules = {"prefetch": [{"source": "list", "urls": [f"{base}/prefetched"]}],
+                 "prerender": [{"source": "list", "urls": [f"{base}/prerendered"]}]}
+        body = f"<p>Article</p><script type=speculationrules>{json.dumps(rules)}</script>"
+        assert texts(collector.collect_stored("http://speculation.test/", body.encode())) == ["Article"]
+        time.sleep(SPECULATION_GRACE_S)
+    assert requested == []
+
+
 #: How long the WebRTC page below holds its load event: ICE gathering sends its first STUN packet and
 #: opens its TURN connection within milliseconds, well before the collector reads the page.
 RTC_HOLD_MS = 500
