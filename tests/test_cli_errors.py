@@ -143,6 +143,7 @@ def page_files(tmp_path):
         (["collect", "{dir}/page.html", "--out", "{dir}/o", "--cache", "{dir}/existing.txt"],
          "--cache {dir}/existing.txt is a file; give a folder"),
         (["collect", "{dir}/page.html", "--out", "{dir}/o", "--timeout", "nan"], "--timeout must be a positive number of seconds, not nan"),
+        (["extract", "{dir}/page.html", "--render", "--timeout", "0"], "--timeout must be a positive number of seconds, not 0"),
         (["import-spider", "{dir}/pages", "--out", "{dir}/existing.txt"], "--out {dir}/existing.txt is a file; give a folder"),
         (["import-spider", "{dir}/pages", "--out", "{dir}/o", "--limit", "-1"], "--limit must be at least 1"),
         (["import-spider", "{dir}/pages", "{dir}/folder.json", "--out", "{dir}/o"],
@@ -154,6 +155,7 @@ def page_files(tmp_path):
     ],
     ids=["learn out folder", "learn out nowhere", "learn out full disk", "collect out file", "collect url base",
          "collect url base without host", "collect limit", "collect workers", "collect cache file", "collect timeout nan",
+         "extract timeout zero",
          "import out file", "import limit", "import empty folder", "rules folder",
          "apply to folder", "bench collect report folder", "bench load report folder"],
 )

@@ -168,6 +168,15 @@ def test_a_url_that_cannot_be_loaded_is_a_line_of_its_own(saved, capsys):
     assert capsys.readouterr() == ("", f"sitewise extract: error: {unloadable}: net::ERR_UNSAFE_PORT at {unloadable}\n")
 
 
+@pytest.mark.browser
+def test_a_page_that_never_finishes_rendering_times_out_on_its_own_line(saved, tmp_path, capsys):
+    looping = tmp_path / "loops.html"
+    looping.write_text("<p>Never collected</p><script>while (true) {}</script>")
+    assert main(["extract", str(looping), str(saved[1]), "--render", "--timeout", "2", "--no-store"]) == 1
+    answers = lines(capsys.readouterr().out)
+    assert answers[0] == {"source": str(looping), "error": "timed out after 2s"} and answers[1]["text"]
+
+
 @pytest.mark.parametrize(
     "content, message",
     [(b"", "the page is empty"), (b"\x7fELF\x02\x01\x01" + b"\x00" * 64, "the page is binary data, not HTML")],

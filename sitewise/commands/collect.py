@@ -117,8 +117,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _check_arguments(args: argparse.Namespace) -> None:
     """Refuse, before any page is read or rendered or the ``--out`` folder made, a ``--limit`` or
-    ``--workers`` below 1, a ``--timeout`` that is not a positive number (``nan`` timed every page out),
-    a ``--cache`` that is a file, and a ``--url-base`` that is no web address with a host (Chromium would
+    ``--workers`` below 1, a ``--timeout`` that is not a positive number, a ``--cache`` that is a file, and a ``--url-base`` that is no web address with a host (Chromium would
     refuse every page at it, one by one)."""
     from sitewise.page import PageError, host_of
     from sitewise.urls import is_web_url
@@ -127,8 +126,7 @@ def _check_arguments(args: argparse.Namespace) -> None:
         raise ValueError("--limit must be at least 1")
     if args.workers < 1:
         raise ValueError("--workers must be at least 1")
-    if not args.timeout > 0:
-        raise ValueError(f"--timeout must be a positive number of seconds, not {args.timeout:g}")
+    check_timeout(args.timeout)
     if args.cache and Path(args.cache).expanduser().exists() and not Path(args.cache).expanduser().is_dir():
         raise ValueError(f"--cache {args.cache} is a file; give a folder")
     if args.url_base is None:
@@ -139,6 +137,12 @@ def _check_arguments(args: argparse.Namespace) -> None:
         host_of(args.url_base)
     except PageError as exc:
         raise ValueError(f"--url-base: {exc.reason}") from None
+
+
+def check_timeout(seconds: float) -> None:
+    """Refuse a ``--timeout`` that is not a positive number of seconds (``nan`` timed every page out)."""
+    if not seconds > 0:
+        raise ValueError(f"--timeout must be a positive number of seconds, not {seconds:g}")
 
 
 def _jobs(args: argparse.Namespace) -> tuple[list[Job], list[str]]:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 from ..api import OUTPUTS, load_rules, site_for
+from .collect import check_timeout
 
 if TYPE_CHECKING:
     from ..page import Page
@@ -32,6 +33,8 @@ _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
+    from ..collect import DEFAULT_TIMEOUT_S
+
     parser = subparsers.add_parser(
         "extract",
         help="print pages' article (rules when their site is learned, else the fallback)",
@@ -46,6 +49,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--json", action="store_true", help="the same as --output json")
     parser.add_argument("--url", help="the URL a single saved file or stdin came from (decides its site)")
     parser.add_argument("--render", action="store_true", help="render saved files in Chromium (network blocked)")
+    parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S, metavar="S",
+                        help=f"seconds allowed to render each URL or --render file (default {DEFAULT_TIMEOUT_S:g})")
     rules = parser.add_mutually_exclusive_group()
     rules.add_argument("--rules", type=Path, metavar="FILE", help="a rule set JSON file to use instead of the store's")
     rules.add_argument("--server", metavar="URL", help="take each site's rules from this sitewise server")
@@ -83,6 +88,7 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError("give at least one SOURCE (a URL, a file, or - for stdin) or --from-list FILE")
     if args.jobs < 1:
         raise ValueError("--jobs must be at least 1")
+    check_timeout(args.timeout)
     if args.url and len(sources) > 1:
         raise ValueError("--url names the address of one saved file; give one SOURCE with it")
     tasks = [_task(source, args, output) for source in sources]  # every file checked before any work
@@ -172,7 +178,7 @@ def _render(tasks: list[Task], args: argparse.Namespace) -> None:
 
     items = [task.source if _is_url(task.source) else StoredPage(str(task.url), Path(task.source).read_bytes())
              for task in wanted]
-    with Collector(workers=min(args.jobs, len(wanted)), include_html=True) as collector:
+    with Collector(workers=min(args.jobs, len(wanted)), timeout_s=args.timeout, include_html=True) as collector:
         outcomes = collector.run_many(items, progress=False)
     for task, outcome in zip(wanted, outcomes):
         if outcome.error is not None:
