@@ -97,6 +97,12 @@ LOAD_WAIT_S = 2.0
 MAX_PAGES_PER_TAB = 100
 #: Closing a context whose renderer hangs must not hang the collector.
 CLOSE_TIMEOUT_S = 5.0
+#: A reused tab's next page shows its first document within milliseconds when stored, or its renderer
+#: at least answers a trivial evaluation in milliseconds when live (a slow server); one that does
+#: neither in this long, twice, is hung by the page before (a script looping in a timer or in a
+#: beforeunload, pagehide or unload handler), and the next page gets a fresh tab. A renderer only
+#: slow to let go gets one too, which costs no more than opening a tab.
+LEAVE_TIMEOUT_S = 1.0
 #: Documents a live page may move through by script (``location.replace`` before it is shown, a
 #: navigation while it is collected) before it counts as a redirect loop: real script redirects take
 #: one or two steps; browsers allow 20 HTTP redirects, which Chromium follows within one document.
@@ -125,6 +131,10 @@ class StoredPage:
 
 #: What :meth:`Collector.collect_many` takes: a URL to load live, or a stored page.
 Item = Union[str, StoredPage]
+
+
+class PreviousPageHung(Exception):
+    """The page a tab showed before hangs its renderer, so the tab cannot show the next one."""
 
 
 class CollectError(Exception):
@@ -423,7 +433,13 @@ class Collector:
                 tab = None
             if tab is None:
                 tab = await asyncio.wait_for(self._open_tab(offline), timeout_s)
-            data, collect_ms = await asyncio.wait_for(tab.render(item, self._evaluate_js, self._options), timeout_s)
+            try:
+                data, collect_ms = await self._render(tab, item, timeout_s)
+            except PreviousPageHung:
+                await tab.close()
+                tab = None  # closed: not to be closed again if the fresh one fails to open
+                tab = await asyncio.wait_for(self._open_tab(offline), timeout_s)
+                data, collect_ms = await self._render(tab, item, timeout_s)
             return Outcome(Page.from_dict(data), None, time.perf_counter() - started, collect_ms), tab
         except asyncio.TimeoutError:
             message = f"timed out after {timeout_s:g}s"
@@ -434,6 +450,9 @@ class Collector:
         if tab is not None:
             await tab.close()
         return Outcome(None, CollectError(url, message), time.perf_counter() - started), None
+
+    async def _render(self, tab: "_Tab", item: Item, timeout_s: float) -> tuple[dict[str, Any], float]:
+        return await asyncio.wait_for(tab.render(item, self._evaluate_js, self._options), timeout_s)
 
     async def _open_tab(self, offline: bool) -> "_Tab":
         """A tab for stored pages (offline) or for live ones."""
@@ -767,7 +786,12 @@ class _Tab:
             await self.send("Page.navigate", {"url": "about:blank"})  # else it would only scroll
         self._lifecycle.clear()
         self._documents.clear()
-        navigated = await self.send("Page.navigate", {"url": url})
+        navigation = asyncio.ensure_future(self.send("Page.navigate", {"url": url}))
+        navigation.add_done_callback(lambda task: task.cancelled() or task.exception())  # left if timed out
+        if self.uses > 1 and not await self._let_go(navigation):
+            navigation.cancel()
+            raise PreviousPageHung()
+        navigated = await navigation
         if navigated.get("isDownload"):
             raise RuntimeError("a download, not a page")
         if navigated.get("errorText"):
@@ -777,6 +801,34 @@ class _Tab:
             return await asyncio.wait_for(self._reached(document, "load"), LOAD_WAIT_S), True
         except asyncio.TimeoutError:
             return self._documents[-1] if self._documents else document, False
+
+    async def _let_go(self, navigation: "asyncio.Future[dict[str, Any]]") -> bool:
+        """Whether the page shown before lets the navigation go on: it has once the navigation shows a
+        document or ends, or, when neither came within :data:`LEAVE_TIMEOUT_S` (a slow server), once the
+        renderer answers a trivial evaluation."""
+        try:
+            await asyncio.wait_for(self._shown_or_ended(navigation), LEAVE_TIMEOUT_S)
+            return True
+        except asyncio.TimeoutError:
+            pass
+        try:
+            await asyncio.wait_for(self.send("Runtime.evaluate", {"expression": "0"}), LEAVE_TIMEOUT_S)
+            return True
+        except asyncio.TimeoutError:
+            return False
+
+    async def _shown_or_ended(self, navigation: "asyncio.Future[dict[str, Any]]") -> None:
+        """Wait until the main frame shows the navigation's first document, or the navigation failed."""
+        while not self._documents:
+            if navigation.done() and (navigation.exception() is not None or "errorText" in navigation.result()):
+                return
+            self._lifecycle_changed.clear()
+            changed = asyncio.ensure_future(self._lifecycle_changed.wait())
+            try:
+                await asyncio.wait({changed} if navigation.done() else {changed, navigation},
+                                   return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                changed.cancel()
 
     async def _reached(self, document: str, name: str) -> str:
         """Wait until the main frame's document reached lifecycle event ``name``, following it to the

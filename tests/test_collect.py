@@ -400,6 +400,20 @@ def test_failing_pages_are_reported_while_the_rest_go_on(collector):
     assert collect(collector, "styles.html").blocks
 
 
+def test_a_page_that_hangs_as_it_leaves_does_not_take_the_next_one_down(collector):
+    """A page's scripts run on as it leaves, after it was collected: one that hung in its pagehide (or
+    unload) handler kept the next page in its tab from showing, and one that hung in beforeunload kept
+    the next from even starting; either timed out."""
+    next_page = StoredPage("http://leaving.test/next", b"<p>The next page.</p>")
+    on_pagehide = StoredPage("http://leaving.test/a", b"<p>Hiding</p><script>onpagehide = () => { while (true) {} }</script>")
+    on_beforeunload = StoredPage(
+        "http://leaving.test/b", b"<p>Unloading</p><script>addEventListener('beforeunload', () => { while (true) {} })</script>"
+    )
+    items = [on_pagehide, next_page, on_beforeunload, next_page]
+    results = collector.collect_many(items, workers=1, timeout_s=5, progress=False)  # one worker, one tab
+    assert [texts(page) for page in results] == [["Hiding"], ["The next page."], ["Unloading"], ["The next page."]]
+
+
 @pytest.mark.parametrize("timeout_s", [0, -1, float("nan")])
 def test_a_timeout_that_is_not_a_positive_number_is_refused(timeout_s):
     with pytest.raises(ValueError, match="timeout_s must be positive"):
