@@ -88,6 +88,11 @@ DEFAULT_VIEWPORT = (1280, 900)
 DEFAULT_WORKERS = (os.cpu_count() or 1) + 1
 #: Whole-page limit (navigation, load, collection). Stored pages usually take well under a second.
 DEFAULT_TIMEOUT_S = 30.0
+#: Share of the page's time limit after which a page not yet parsed (no DOMContentLoaded) is stopped, as
+#: a reader presses Esc, and what it shows is collected: a live server that stalls the body, or a
+#: script the parser waits for that never comes, otherwise held the page until it timed out with
+#: nothing; the other half is left for the collection.
+STOP_LOADING_SHARE = 0.5
 #: After DOMContentLoaded, wait at most this long for ``load``: stored pages' subresources are refused,
 #: so it comes at once, unless a script keeps the page busy; then its scripts are stopped and what is
 #: rendered is collected.
@@ -452,7 +457,8 @@ class Collector:
         return Outcome(None, CollectError(url, message), time.perf_counter() - started), None
 
     async def _render(self, tab: "_Tab", item: Item, timeout_s: float) -> tuple[dict[str, Any], float]:
-        return await asyncio.wait_for(tab.render(item, self._evaluate_js, self._options), timeout_s)
+        stop_after_s = timeout_s * STOP_LOADING_SHARE
+        return await asyncio.wait_for(tab.render(item, self._evaluate_js, self._options, stop_after_s), timeout_s)
 
     async def _open_tab(self, offline: bool) -> "_Tab":
         """A tab for stored pages (offline) or for live ones."""
@@ -614,6 +620,8 @@ class _Tab:
         self.offline = offline
         self.item: Item | None = None
         self.served = False
+        #: Whether the current page was stopped before it was parsed (STOP_LOADING_SHARE).
+        self.stopped = False
         self.main_frame_id = ""
         self._next_id = 0
         self._replies: dict[int, asyncio.Future[dict[str, Any]]] = {}
@@ -732,15 +740,18 @@ class _Tab:
 
     # -- rendering ---------------------------------------------------------------------------------
 
-    async def render(self, item: Item, evaluate_js: str, options: dict[str, Any]) -> tuple[dict[str, Any], float]:
-        """Load the item, let it settle briefly, and run the collector: (page dict, collect.js ms)."""
+    async def render(
+        self, item: Item, evaluate_js: str, options: dict[str, Any], stop_after_s: float
+    ) -> tuple[dict[str, Any], float]:
+        """Load the item (stopped when not parsed after ``stop_after_s``), let it settle briefly, and run
+        the collector: (page dict, collect.js ms)."""
         self.uses += 1
         self.item, self.served = item, False
         url = item.url if isinstance(item, StoredPage) else item
         # The previous page's cookies are not this page's.
         await self.browser.session.send("Storage.clearCookies", {"browserContextId": self.context_id})
         await self._allow_scripts(self.javascript)
-        document, loaded = await self._load(url)
+        document, loaded = await self._load(url, stop_after_s)
         if not loaded:
             # Still loading, most often a script that never settles: offline, an image error handler
             # that retries forever floods the page with events and starves the collector. Stop the
@@ -752,7 +763,10 @@ class _Tab:
             raise RuntimeError(f"collect.js failed: {details.get('exception', {}).get('description') or details.get('text')}")
         status, document_type, milliseconds, json_text = answer["result"]["value"].split(" ", 3)
         _check_document(int(status), document_type)
-        return expand_style_table(json.loads(json_text)), float(milliseconds)
+        data = expand_style_table(json.loads(json_text))
+        if self.stopped and not data.get("blocks"):
+            raise RuntimeError(f"still loading after {stop_after_s:g}s, with nothing shown")
+        return data, float(milliseconds)
 
     async def _evaluate_in(self, document: str, expression: str) -> dict[str, Any]:
         """Evaluate the expression in the document. A live page that navigates meanwhile tears the
@@ -776,8 +790,9 @@ class _Tab:
             await self._lifecycle_changed.wait()
         return self._moved_on(document)
 
-    async def _load(self, url: str) -> tuple[str, bool]:
-        """Navigate the main frame, wait for DOMContentLoaded, then for ``load`` at most
+    async def _load(self, url: str, stop_after_s: float) -> tuple[str, bool]:
+        """Navigate the main frame, wait for DOMContentLoaded (stopping the page when it has shown a
+        document but not come after ``stop_after_s``), then for ``load`` at most
         :data:`LOAD_WAIT_S`: the document shown (its loader id), and whether ``load`` came. Lifecycle
         events are matched to the document: the previous page's late events, or a navigation a script
         starts and we answer with 204, are not mistaken for it. A live page that moves on by script
@@ -796,7 +811,16 @@ class _Tab:
             raise RuntimeError("a download, not a page")
         if navigated.get("errorText"):
             raise RuntimeError(f"{navigated['errorText']} at {url}")
-        document = await self._reached(navigated.get("loaderId", ""), "DOMContentLoaded")
+        parsed = asyncio.ensure_future(self._reached(navigated.get("loaderId", ""), "DOMContentLoaded"))
+        self.stopped = False
+        try:
+            done, _ = await asyncio.wait({parsed}, timeout=stop_after_s)
+            if not done and self._documents:
+                self.stopped = True
+                await self.send("Page.stopLoading")  # ends the document's loading: DOMContentLoaded and load come
+            document = await parsed
+        finally:
+            parsed.cancel()  # when this load is given up
         try:
             return await asyncio.wait_for(self._reached(document, "load"), LOAD_WAIT_S), True
         except asyncio.TimeoutError:

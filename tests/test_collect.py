@@ -6,13 +6,15 @@ import json
 import os
 import select
 import socket
+import threading
 import time
 from pathlib import Path
+from typing import Iterator
 
 import jsonschema
 import pytest
 from bookmarklet_support import serve_app
-from flask import Flask, request
+from flask import Flask, Response, request
 
 import sitewise
 
@@ -667,3 +669,41 @@ def test_live_error_pages_downloads_and_other_documents_are_errors_of_their_own(
         f"{base}/file: a download, not a page",
     ]
     assert texts(results["story"]) == ["The story itself."]
+
+
+#: Longest a stalling test server holds its answer (released at the end of the test).
+STALL_S = 10
+
+
+def test_a_live_page_still_loading_at_half_its_time_is_stopped_and_collected():
+    """A server that stalls the body, or a script the parser waits for that never comes, held the
+    page until it timed out with nothing collected."""
+    release = threading.Event()
+    app = Flask(__name__)
+
+    @app.get("/stalls")
+    def stalls() -> Response:
+        def body() -> Iterator[str]:
+            yield "<p>Sent before the stall.</p>"
+            release.wait(STALL_S)
+            yield "<p>Sent after it.</p>"
+
+        return Response(body(), mimetype="text/html")
+
+    @app.get("/never.js")
+    def never() -> str:
+        release.wait(STALL_S)
+        return ""
+
+    @app.get("/waits")
+    def waits() -> str:
+        return "<script src=/never.js></script><p>Behind the script.</p>"
+
+    with serve_app(app) as base, Collector(workers=2, timeout_s=3) as collector:
+        started = time.perf_counter()
+        stalled, waiting = collector.collect_many([f"{base}/stalls", f"{base}/waits"], progress=False)
+        took = time.perf_counter() - started
+        release.set()
+    assert texts(stalled) == ["Sent before the stall."]
+    assert str(waiting) == f"{base}/waits: still loading after 1.5s, with nothing shown"
+    assert took < 3
