@@ -590,7 +590,8 @@ def speed_section(loaded: dict[str, dict[str, Site]], sizes: Sequence[int]) -> l
     lines += [
         "",
         f"Pages: copies of the {len(originals)} distinct pages of `{source.name}` (real computed CSS), each "
-        f"copy's own text made unique (every page learned: none taken for a copy of another). Load average (1 min) {load_before:.1f} before, {os.getloadavg()[0]:.1f} after, on "
+        f"copy's own text made unique (every page learned: none taken for a copy of another); each run starts "
+        f"from cold caches, as a worker's first learn of a site does. Load average (1 min) {load_before:.1f} before, {os.getloadavg()[0]:.1f} after, on "
         f"{os.cpu_count()} cores: wall time is mostly waiting for a core, CPU time is the learner's.",
         "",
         SPEED_NOTE,
