@@ -289,8 +289,8 @@ def test_pages_that_never_finish_loading_are_collected_after_their_scripts_stop(
     assert "location http://fixture.test/dir/stored.html" in texts(collect(collector, "stored.html"))
 
 
-@pytest.mark.parametrize("executable", [path for path in (HEADLESS_SHELL, FULL_CHROMIUM) if os.path.exists(path)])
-def test_popups_of_stored_pages_fetch_nothing(executable):
+def _recording_app() -> tuple[Flask, list[str]]:
+    """A live site that answers every path with a page, and the paths it was asked for."""
     requested: list[str] = []
     app = Flask(__name__)
 
@@ -299,6 +299,12 @@ def test_popups_of_stored_pages_fetch_nothing(executable):
         requested.append(request.path)
         return "<p>Fetched from the network.</p>"
 
+    return app, requested
+
+
+@pytest.mark.parametrize("executable", [path for path in (HEADLESS_SHELL, FULL_CHROMIUM) if os.path.exists(path)])
+def test_popups_of_stored_pages_fetch_nothing(executable):
+    app, requested = _recording_app()
     with serve_app(app) as base, Collector(workers=1, timeout_s=15, executable_path=executable) as collector:
         opener = StoredPage("http://popup.test/open", f"<p>Opener</p><script>window.open('{base}/opened')</script>".encode())
         clicker = StoredPage(
@@ -319,14 +325,7 @@ SPECULATION_GRACE_S = 0.5
 
 @pytest.mark.parametrize("executable", [path for path in (HEADLESS_SHELL, FULL_CHROMIUM) if os.path.exists(path)])
 def test_speculation_rules_of_stored_pages_fetch_nothing(executable):
-    requested: list[str] = []
-    app = Flask(__name__)
-
-    @app.get("/<path:name>")
-    def answer(name: str) -> str:
-        requested.append(request.path)
-        return "<p>Fetched from the network.</p>"
-
+    app, requested = _recording_app()
     with serve_app(app) as base, Collector(workers=1, timeout_s=15, executable_path=executable) as collector:
         rules = {"prefetch": [{"source": "list", "urls": [f"{base}/prefetched"]}],
                  "prerender": [{"source": "list", "urls": [f"{base}/prerendered"]}]}
