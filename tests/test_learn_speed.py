@@ -120,3 +120,15 @@ def test_fit_leaves_the_garbage_collector_as_it_found_it(pages):
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_record_kinds_are_equal_exactly_when_the_categorical_features_are(pages):
+    records = describe_blocks(pages)
+    numbering: dict[tuple, int] = {}
+    expected = [numbering.setdefault((r.defining, r.soft, r.tokens), len(numbering)) for r in records]
+    assert [r.kind for r in records] == expected
+    assert len(numbering) < len(records)  # blocks share kinds: their feature tuples are shared too
+    first = {}
+    for record in records:
+        assert record.defining is first.setdefault(record.kind, record).defining
+

@@ -31,6 +31,7 @@ cluster; a one-off block is noise and becomes a cluster of its own, judged on it
 from __future__ import annotations
 
 import itertools
+import operator
 from collections import defaultdict
 from typing import Sequence
 
@@ -45,6 +46,7 @@ MIN_SAMPLES = 2
 #: Rows of a group whose distances to the whole group are computed at once (bounds the memory: a slice
 #: of a 20,000-row group is 160 MB of float64, the whole of it would be 3.2 GB).
 DISTANCE_SLICE = 1000
+_KIND = operator.attrgetter("kind")
 #: Stand-in for "no class names", so a named and an unnamed block differ by the full token weight.
 _NO_NAMES = "\0none"
 
@@ -81,16 +83,15 @@ def distinct_rows(records: Sequence[BlockRecord]) -> tuple[list[tuple], np.ndarr
     occurrence) and each record's row number.
 
     The same as numbering the records' ``row_key()``s, without building a quarter of a million key
-    tuples for a thousand-page site: the categorical part is numbered through the (shared) feature
-    tuples, the numeric part is rounded in one array operation (``np.rint`` rounds half to even, as
-    Python's ``round`` does)."""
-    kinds: dict[tuple, int] = {}
-    kind_of = [kinds.setdefault((r.defining, r.soft, r.tokens), len(kinds)) for r in records]
+    tuples for a thousand-page site: the categorical part is the records' :attr:`~.BlockRecord.kind`,
+    the numeric part is rounded in one array operation (``np.rint`` rounds half to even, as Python's
+    ``round`` does)."""
+    kind_of = np.fromiter(map(_KIND, records), dtype=np.int64, count=len(records))
     width = len(NUMERIC_NAMES)
     numeric = np.fromiter(itertools.chain.from_iterable(r.numeric for r in records), dtype=float, count=width * len(records))
     quanta = np.array([QUANTUM[name] for name in NUMERIC_NAMES])
     steps = np.rint(numeric.reshape(len(records), width) / quanta).astype(np.int64)
-    table = np.ascontiguousarray(np.column_stack([np.asarray(kind_of, dtype=np.int64), steps]))
+    table = np.ascontiguousarray(np.column_stack([kind_of, steps]))
     # Each row as one opaque value (its bytes): np.unique over those is a third of the time of its row-wise
     # form, and equal bytes are equal rows. (Their order differs; rows are numbered by first occurrence below.)
     as_values = table.view(np.dtype((np.void, table.dtype.itemsize * table.shape[1]))).ravel()
@@ -98,8 +99,9 @@ def distinct_rows(records: Sequence[BlockRecord]) -> tuple[list[tuple], np.ndarr
     order = np.argsort(first)
     number_of = np.empty(len(order), dtype=np.int64)
     number_of[order] = np.arange(len(order))
-    kind_list = list(kinds)
-    rows = [(*kind_list[kind_of[n]], tuple(steps[n].tolist())) for n in first[order].tolist()]
+    rows = [
+        (records[n].defining, records[n].soft, records[n].tokens, tuple(steps[n].tolist())) for n in first[order].tolist()
+    ]
     return rows, number_of[inverse.ravel()]
 
 

@@ -146,6 +146,9 @@ class BlockRecord:
     chars: int
     #: The block or one of its nearest ancestors is named like a non-article part.
     named: bool
+    #: Records of one :func:`describe_blocks` call have equal kinds exactly when their defining, soft and
+    #: token features are equal (numbered by first occurrence).
+    kind: int
 
     @property
     def text(self) -> str:
@@ -203,36 +206,59 @@ def _block_path_facts(block: Block, known: dict[str, _PathFacts]) -> _PathFacts:
     return facts
 
 
-_DEFINING_VALUES = operator.itemgetter(*_DEFINING_STYLE)
-_SOFT_VALUES = operator.itemgetter(*_SOFT_STYLE)
+#: The style properties :func:`describe_blocks` reads: the defining ones, then the soft ones.
+_STYLE_NAMES = _DEFINING_STYLE + _SOFT_STYLE
+_STYLE_VALUES = operator.itemgetter(*_STYLE_NAMES)
 
 
-def _style_values(style: dict[str, str], values: operator.itemgetter, names: tuple[str, ...]) -> tuple[str, ...]:
-    """The style's values of ``names`` (a missing property reads as ""): collected pages carry every
-    property, so the C-level getter nearly always does it."""
+def _style_values(style: dict[str, str]) -> tuple[str, ...]:
+    """The style's values of :data:`_STYLE_NAMES` (a missing property reads as ""): collected pages carry
+    every property, so the C-level getter nearly always does it."""
     try:
-        return values(style)
+        return _STYLE_VALUES(style)
     except KeyError:
-        return tuple(style.get(name, "") for name in names)
+        return tuple(style.get(name, "") for name in _STYLE_NAMES)
+
+
+@dataclass(frozen=True, slots=True)
+class _Kind:
+    """The categorical features records share (one object per distinct combination)."""
+
+    defining: tuple[str, ...]
+    soft: tuple[str, ...]
+    number: int
 
 
 def describe_blocks(pages: Sequence[Page]) -> list[BlockRecord]:
     """A record for every block of the pages, in page then document order.
 
     This runs on every block of a site (a thousand pages are a quarter of a million blocks), so what
-    depends only on the selector path is worked out once per distinct path."""
+    depends only on the selector path is worked out once per distinct path, and the feature tuples once
+    per distinct path facts and style (shared by the records, numbered as their :attr:`~BlockRecord.kind`)."""
     records = []
     append = records.append
     known: dict[str, _PathFacts] = {}
+    kinds: dict[tuple, _Kind] = {}
     for page_number, page in enumerate(pages):
         width = page_width(page)
         for index, block in enumerate(page.blocks):
-            append(_record(page_number, index, block, width, _block_path_facts(block, known)))
+            facts = _block_path_facts(block, known)
+            append(_record(page_number, index, block, width, facts, _block_kind(facts, block.style, kinds)))
     return records
 
 
-def _record(page_number: int, index: int, block: Block, width: float, facts: _PathFacts) -> BlockRecord:
-    style = block.style
+def _block_kind(facts: _PathFacts, style: dict[str, str], kinds: dict[tuple, _Kind]) -> _Kind:
+    """The kind of a block with these path facts and this style, from ``kinds`` when another block had it."""
+    values = _style_values(style)
+    key = (facts.defining, facts.soft, facts.tokens, values)
+    kind = kinds.get(key)
+    if kind is None:
+        split = len(_DEFINING_STYLE)
+        kind = kinds[key] = _Kind(facts.defining + values[:split], facts.soft + values[split:], len(kinds))
+    return kind
+
+
+def _record(page_number: int, index: int, block: Block, width: float, facts: _PathFacts, kind: _Kind) -> BlockRecord:
     chars = len(block.text)
     left, box_width, log_length, links = block.box.left, block.box.width, math.log1p(chars), block.link_chars / (chars or 1)
     # Conditionals rather than max()/min() calls: this runs for every block of the site.
@@ -243,8 +269,6 @@ def _record(page_number: int, index: int, block: Block, width: float, facts: _Pa
         links if links < 1.0 else 1.0,
     )
     return BlockRecord(
-        page_number, index, block, facts.steps,
-        facts.defining + _style_values(style, _DEFINING_VALUES, _DEFINING_STYLE),
-        facts.soft + _style_values(style, _SOFT_VALUES, _SOFT_STYLE),
-        facts.tokens, numeric, chars, facts.named,
+        page_number, index, block, facts.steps, kind.defining, kind.soft, facts.tokens, numeric, chars, facts.named,
+        kind.number,
     )
