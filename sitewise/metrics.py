@@ -37,13 +37,17 @@ class Score:
 def word_prf(predicted: str, truth: str) -> Score:
     """Bag-of-words P/R/F1 of one page. Empty truth scores 1 only for an empty prediction."""
     pred, gold = Counter(words(predicted)), Counter(words(truth))
-    if not gold:
-        return Score(1.0, 1.0, 1.0) if not pred else Score(0.0, 0.0, 0.0)
-    if not pred:
+    return overlap_prf(sum((pred & gold).values()), sum(pred.values()), sum(gold.values()))
+
+
+def overlap_prf(overlap: int, predicted: int, truth: int) -> Score:
+    """:func:`word_prf` from its counts: the words both texts hold (as multisets), and each text's words."""
+    if not truth:
+        return Score(1.0, 1.0, 1.0) if not predicted else Score(0.0, 0.0, 0.0)
+    if not predicted:
         return Score(0.0, 0.0, 0.0)
-    overlap = sum((pred & gold).values())
-    precision = overlap / sum(pred.values())
-    recall = overlap / sum(gold.values())
+    precision = overlap / predicted
+    recall = overlap / truth
     f1 = 2 * precision * recall / (precision + recall) if overlap else 0.0
     return Score(precision, recall, f1)
 

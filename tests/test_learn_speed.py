@@ -132,3 +132,15 @@ def test_record_kinds_are_equal_exactly_when_the_categorical_features_are(pages)
     for record in records:
         assert record.defining is first.setdefault(record.kind, record).defining
 
+
+def test_block_agreement_is_the_word_f1_of_the_joined_texts():
+    from sitewise.learn.learner import _block_agreement
+    from sitewise.metrics import word_prf
+
+    texts = ["The Headline", "First words here, 2 of them", "Share this", "Second words", "the end", ""]
+    blocks = [_block("body > p", ["html", "body", "p"], {}, text=text) for text in texts]
+    cases = [([0, 1, 3], [0, 1, 3]), ([1, 2, 3], [0, 1, 3]), ([2], [0, 1]), ([], [1]), ([1], []), ([5], []), ([0, 4], [4, 0])]
+    for chosen, wanted in cases:
+        joined = ["\n".join(texts[i] for i in numbers) for numbers in (chosen, wanted)]
+        assert _block_agreement(blocks, chosen, sorted(wanted)) == word_prf(*joined).f1, (chosen, wanted)
+

@@ -28,8 +28,8 @@ from urllib.parse import urldefrag
 import numpy as np
 
 from ..gcpause import cyclic_gc_paused
-from ..metrics import word_prf
-from ..page import Page
+from ..metrics import overlap_prf, word_prf, words as metric_words
+from ..page import Block, Page
 from .cluster import cluster_blocks
 from .consolidate import PathIndex, induce, step_selectors
 from .features import BlockRecord, describe_blocks
@@ -383,9 +383,7 @@ def _measure(
         reference = "\n".join(records[n].text for n in article_of_page[page])
         references[page] = reference
         words.append(count_words(text))
-        # The rules choosing the selection's very blocks (most pages) agree with it fully: no words to count.
-        same = chosen == [records[n].index for n in article_of_page[page]]
-        scores.append(1.0 if same else word_prf(text, reference).f1)
+        scores.append(_block_agreement(blocks, chosen, [records[n].index for n in article_of_page[page]]))
     low = min(int(math.floor(WORDS_LOW_FACTOR * min(words))), WORDS_LOW_CAP)
     high = int(math.ceil(WORDS_HIGH_FACTOR * max(words) + WORDS_HIGH_SLACK))
     agreement = sum(scores) / len(scores)
@@ -395,6 +393,20 @@ def _measure(
         "confidence": round(agreement, 4),
     })
     return template, agreement, references
+
+
+def _block_agreement(blocks: Sequence[Block], chosen: list[int], wanted: list[int]) -> float:
+    """:func:`word_prf`'s F1 of the texts of the ``chosen`` and the ``wanted`` blocks (each joined by line
+    breaks), counted so that the blocks both hold are read once: no word spans a line break, so their
+    words are words of both texts, and only the blocks of one side are compared word for word."""
+    if chosen == wanted:  # the rules choosing the selection's very blocks (most pages): nothing to count
+        return 1.0
+    chosen_set, wanted_set = set(chosen), set(wanted)
+    shared = len(metric_words("\n".join(blocks[i].text for i in chosen if i in wanted_set)))
+    extra = Counter(metric_words("\n".join(blocks[i].text for i in chosen if i not in wanted_set)))
+    missing = Counter(metric_words("\n".join(blocks[i].text for i in wanted if i not in chosen_set)))
+    overlap = shared + sum((extra & missing).values())
+    return overlap_prf(overlap, shared + sum(extra.values()), shared + sum(missing.values())).f1
 
 
 def _choose_matches(
