@@ -144,3 +144,15 @@ def test_block_agreement_is_the_word_f1_of_the_joined_texts():
         joined = ["\n".join(texts[i] for i in numbers) for numbers in (chosen, wanted)]
         assert _block_agreement(blocks, chosen, sorted(wanted)) == word_prf(*joined).f1, (chosen, wanted)
 
+
+def test_a_blocks_bag_holds_its_term_counts(pages):
+    from collections import Counter
+
+    from sitewise.learn.scoring import analyse_text
+    from sitewise.text import terms
+
+    records = describe_blocks(pages)
+    site = analyse_text(pages, records)
+    for number in range(0, len(records), 7):
+        expected = Counter(terms(records[number].text, pages[records[number].page].lang))
+        assert site.bag(number) == expected
