@@ -114,5 +114,7 @@ def test_the_worker_takes_a_job_queued_after_idling_longer_than_the_stores_bound
             job, _ = answered_within(DEQUEUE_S + ANSWER_WITHIN_S, dequeue)
         finally:
             later.cancel()
+        # The worker may take the job before the timer's thread has noted it: wait for that thread.
+        later.join(ANSWER_WITHIN_S)
         assert job.id == queued[0].id
         assert not [record.getMessage() for record in caplog.records if record.levelno >= logging.ERROR]
