@@ -431,18 +431,13 @@ def _shown_headline(headline: str | None, page_title: str | None, heading: str |
     return headline
 
 
-def _title_splits(title: str | None) -> Iterator[tuple[str, str]]:
-    """A page's title parted at each of its separators: what is before it and what is after it."""
-    for separator in _TITLE_SEPARATOR.finditer(title or ""):
-        yield title[:separator.start()], title[separator.end():]
-
-
 def _without_site_name(title: str | None, site_names: frozenset[str]) -> str | None:
     """A page's title without its site's name (``Harbor strike ends | The Gazette``, ``The Gazette —
     Harbor strike ends``): the part a separator parts from one of ``site_names`` (as :func:`_letters`
     gives them). As it is when nothing says which part is the site's: not the page's ``<h1>`` either,
     which on a blog is as often the blog's name (``EDDIE ROSS - flower magazine``) as the post's."""
-    for before, after in _title_splits(title):
+    for separator in _TITLE_SEPARATOR.finditer(title or ""):
+        before, after = title[:separator.start()], title[separator.end():]
         if _letters(after) in site_names:
             return before
         if _letters(before) in site_names:

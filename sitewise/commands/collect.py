@@ -117,8 +117,9 @@ def run(args: argparse.Namespace) -> int:
 
 def _check_arguments(args: argparse.Namespace) -> None:
     """Refuse, before any page is read or rendered or the ``--out`` folder made, a ``--limit`` or
-    ``--workers`` below 1, a ``--timeout`` that is not a positive number, a ``--cache`` that is a file, and a ``--url-base`` that is no web address with a host (Chromium would
-    refuse every page at it, one by one)."""
+    ``--workers`` below 1, a ``--timeout`` that is not a positive number, a ``--cache`` that is a file,
+    and a ``--url-base`` that is no web address with a host (Chromium would refuse every page at it, one
+    by one)."""
     from sitewise.page import PageError, host_of
     from sitewise.urls import is_web_url
 
