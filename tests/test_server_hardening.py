@@ -133,6 +133,29 @@ def test_cpu_bound_work_leaves_gevents_loop_and_errors_come_back():
     assert run_cpu_bound(threading.get_native_id) == threading.get_native_id()
 
 
+def test_cpu_bound_jobs_of_concurrent_requests_run_one_after_another_in_one_thread():
+    """Four requests' jobs at once under gevent: one native thread runs them in turn. In several threads
+    two first imports of a module could meet on gevent's patched import lock, whose waiter may never be
+    woken: the first uploads after a start, each importing ``publicsuffixlist``, left one unanswered."""
+    script = (
+        "from gevent import monkey; monkey.patch_all()\n"
+        "import threading, time, gevent\n"
+        "from sitewise.server.threadpool import run_cpu_bound\n"
+        "def job():\n"
+        "    started = time.perf_counter()\n"
+        "    while time.perf_counter() < started + 0.02: pass  # long enough for threads to interleave\n"
+        "    return threading.get_native_id(), started, time.perf_counter()\n"
+        "greenlets = [gevent.spawn(run_cpu_bound, job) for _ in range(4)]\n"
+        "gevent.joinall(greenlets)\n"
+        "runs = sorted(g.value for g in greenlets)\n"
+        "print(len({thread for thread, _, _ in runs}))\n"
+        "runs.sort(key=lambda run: run[1])\n"
+        "print(all(before[2] <= after[1] for before, after in zip(runs, runs[1:])))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert result.stdout.split() == ["1", "True"], (result.stdout, result.stderr)
+
+
 def test_the_fallback_retrain_job_has_retries(store):
     job = maybe_enqueue_retrain(store.redis)
     assert job is not None and job.retries_left == RETRAIN_RETRIES >= 1
