@@ -276,6 +276,8 @@ class Block:
     path: list[str]
     selector: str
     box: Box
+    #: Computed CSS by property name. The blocks of a page with the same style share one dict (as
+    #: :meth:`Page.from_dict` makes them): give a block a new dict rather than change its own.
     style: dict[str, str] = field(default_factory=dict)
     link_chars: int = 0
     #: Optional extras the collector adds (e.g. ``attrs`` of the element: role, itemprop).
@@ -384,7 +386,7 @@ class Page:
             collected_at=_optional_str(data, "collected_at") or _now(),
             collector=collector,
             html=html,
-            blocks=[_block_from_dict(b, f"blocks[{i}]") for i, b in enumerate(blocks_data)],
+            blocks=_blocks_from_dicts(blocks_data),
             format=version,
         )
 
@@ -398,8 +400,9 @@ def expand_style_table(data: Any) -> Any:
     The form is what collect.js writes with its ``styleTable`` option, and what the bookmarklet uploads:
     each distinct style once, in ``styles``, as its values in ``STYLE_PROPERTIES`` order, and each block's
     ``style`` its index there (a block's JSON shrinks from ~930 to ~270 bytes). ``styles`` is dropped and
-    each index replaced by its row as a dict, one dict per row that its blocks share (``from_dict``
-    copies). The block count is checked first: a body of small indices must stay cheap to refuse.
+    each index replaced by its row as a dict, one dict per row (``from_dict`` copies each distinct style
+    once, for the blocks that have it to share). The block count is checked first: a body of small
+    indices must stay cheap to refuse.
     """
     if not isinstance(data, dict) or "styles" not in data:
         return data
@@ -426,7 +429,15 @@ def _check_block_count(blocks: list) -> None:
         raise PageError("blocks", f"has {len(blocks)} blocks; at most {MAX_BLOCKS} are accepted")
 
 
-def _block_from_dict(data: Any, where: str) -> Block:
+def _blocks_from_dicts(blocks_data: list) -> list[Block]:
+    """The page's blocks; those of the same style share one style dict (a page repeats a few dozen styles
+    over hundreds of blocks: learning reads each shared dict's values once)."""
+    styles: dict[tuple, dict[str, str]] = {}
+    return [_block_from_dict(b, f"blocks[{i}]", styles) for i, b in enumerate(blocks_data)]
+
+
+def _block_from_dict(data: Any, where: str, styles: dict[tuple, dict[str, str]]) -> Block:
+    """One block; its style is the one in ``styles`` equal to it (added there if none is)."""
     if not isinstance(data, dict):
         raise PageError(where, "must be an object")
     text = _required_str(data, "text", where)
@@ -452,7 +463,12 @@ def _block_from_dict(data: Any, where: str) -> Block:
     if not isinstance(link_chars, int) or isinstance(link_chars, bool) or link_chars < 0:
         raise PageError(f"{where}.link_chars", "must be a non-negative integer")
     extra = {k: v for k, v in data.items() if k not in _BLOCK_FIELDS}
-    return Block(text, tag, [p.lower() for p in path], selector, box, dict(style), link_chars, extra)
+    # Names and values as two flat tuples (a tuple of name-value pairs takes twice as long to build and hash).
+    key = (tuple(style), tuple(style.values()))
+    shared = styles.get(key)
+    if shared is None:
+        shared = styles[key] = dict(style)
+    return Block(text, tag, [p.lower() for p in path], selector, box, shared, link_chars, extra)
 
 
 def _required_str(data: dict, key: str, where: str = "") -> str:

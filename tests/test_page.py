@@ -115,6 +115,15 @@ def test_round_trip_keeps_everything():
     assert again.blocks[0].link_density == pytest.approx(5 / 11)
 
 
+def test_blocks_of_one_style_share_a_copy_of_it():
+    given = {"font-size": "16px", "color": "red"}
+    blocks = [block(style=given), block(style=dict(given)), block(style={"font-size": "12px"})]
+    loaded = Page.from_dict(page(blocks=blocks)).blocks
+    assert loaded[0].style is loaded[1].style  # learning reads a shared style's values once
+    assert loaded[0].style == given and loaded[0].style is not given  # the caller's dict is not kept
+    assert loaded[2].style == {"font-size": "12px"}
+
+
 def test_canonical_url_is_the_key():
     assert Page.from_dict(page(canonical_url="https://example.com/c")).key == "https://example.com/c"
     assert Page.from_dict(page()).key == "https://www.Example.com/a"

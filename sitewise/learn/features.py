@@ -233,23 +233,30 @@ def describe_blocks(pages: Sequence[Page]) -> list[BlockRecord]:
     """A record for every block of the pages, in page then document order.
 
     This runs on every block of a site (a thousand pages are a quarter of a million blocks), so what
-    depends only on the selector path is worked out once per distinct path, and the feature tuples once
-    per distinct path facts and style (shared by the records, numbered as their :attr:`~BlockRecord.kind`)."""
+    depends only on the selector path is worked out once per distinct path, the style's values once per
+    style dict (a page's blocks of one style share it: :meth:`~sitewise.page.Page.from_dict`), and the
+    feature tuples once per distinct path facts and style (shared by the records, numbered as their
+    :attr:`~BlockRecord.kind`)."""
     records = []
     append = records.append
     known: dict[str, _PathFacts] = {}
+    # By the style dict's id: the pages hold every dict until the call returns, so no id is reused.
+    style_values: dict[int, tuple[str, ...]] = {}
     kinds: dict[tuple, _Kind] = {}
     for page_number, page in enumerate(pages):
         width = page_width(page)
         for index, block in enumerate(page.blocks):
             facts = _block_path_facts(block, known)
-            append(_record(page_number, index, block, width, facts, _block_kind(facts, block.style, kinds)))
+            values = style_values.get(id(block.style))
+            if values is None:
+                values = style_values[id(block.style)] = _style_values(block.style)
+            append(_record(page_number, index, block, width, facts, _block_kind(facts, values, kinds)))
     return records
 
 
-def _block_kind(facts: _PathFacts, style: dict[str, str], kinds: dict[tuple, _Kind]) -> _Kind:
-    """The kind of a block with these path facts and this style, from ``kinds`` when another block had it."""
-    values = _style_values(style)
+def _block_kind(facts: _PathFacts, values: tuple[str, ...], kinds: dict[tuple, _Kind]) -> _Kind:
+    """The kind of a block with these path facts and style values (:func:`_style_values`), from ``kinds``
+    when another block had it."""
     key = (facts.defining, facts.soft, facts.tokens, values)
     kind = kinds.get(key)
     if kind is None:
