@@ -43,3 +43,20 @@ def test_terms_keep_combining_marks_and_joiners_inside_words():
 
 def test_words_make_each_character_of_unspaced_scripts_a_word():
     assert words("咖啡指南｜博客 iPhone手机 हिन्दी") == ["咖", "啡", "指", "南", "博", "客", "iphone", "手", "机", "हिन्दी"]
+
+
+def test_ascii_text_is_split_as_the_reader_splits_it_without_the_regex_module(monkeypatch):
+    from sitewise import text as text_module
+
+    every_ascii = "".join(map(chr, range(128))) + " x_1 don't e-mail 3.14 A9b"
+    assert text_module._reader_words(every_ascii) == text_module._READER_WORD.findall(every_ascii)
+
+    class Unused:
+        def findall(self, text):
+            raise AssertionError(f"the regex module's pattern split ASCII text {text!r}")
+
+    reader_word = text_module._READER_WORD
+    monkeypatch.setattr(text_module, "_READER_WORD", Unused())
+    assert terms("The running dogs", "en") == ["run", "dog"]
+    monkeypatch.setattr(text_module, "_READER_WORD", reader_word)
+    assert terms("The running dogs é", "en") == ["run", "dog", "é"]
