@@ -156,3 +156,32 @@ def test_a_blocks_bag_holds_its_term_counts(pages):
     for number in range(0, len(records), 7):
         expected = Counter(terms(records[number].text, pages[records[number].page].lang))
         assert site.bag(number) == expected
+
+
+def test_clusters_join_the_article_by_their_characters_inside_the_regions(pages):
+    from collections import Counter
+
+    from sitewise.learn import selection
+    from sitewise.learn.scoring import analyse_text
+    from sitewise.learn.templates import MIN_TEMPLATE_PAGES, group_templates
+
+    records = describe_blocks(pages)
+    labels = cluster_blocks(records)
+    site = analyse_text(pages, records)
+    groups, _ = group_templates(records, labels, site, len(pages), MIN_TEMPLATE_PAGES)
+    group = groups[0]
+    chosen = selection.select_article(pages, records, labels, site, group.stats, group.seed, group.pages)
+    # The plain definition: per cluster, the characters of its blocks inside their page's region.
+    inside, everywhere, members = Counter(), Counter(), set(group.pages)
+    for n, record in enumerate(records):
+        if record.page in members:
+            everywhere[labels[n]] += record.chars
+            if selection._inside(record, chosen.regions[record.page]):
+                inside[labels[n]] += record.chars
+    expected = {group.seed} | {
+        label for label, chars in inside.items()
+        if chars >= selection.MIN_INSIDE_SHARE * everywhere[label] and label in group.stats
+        and group.stats[label].link_density <= selection.MAX_LINK_DENSITY and group.stats[label].repeat <= selection.MAX_REPEAT
+    }
+    assert chosen.accepted_clusters == expected and len(expected) > 1
+    assert chosen.weight.tolist() == [float(r.chars) if r.page in members else 0.0 for r in records]

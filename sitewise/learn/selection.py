@@ -139,30 +139,31 @@ def select_article(
         seed_records = [records[n] for n in by_page[page] if label_of[n] == seed]
         regions[page] = find_region(seed_records) if seed_records else ()
 
-    inside_chars: Counter = Counter()
-    all_chars: Counter = Counter()
-    for page in template_pages:
-        for n in by_page[page]:
-            all_chars[label_of[n]] += records[n].chars
-            if _inside(records[n], regions[page]):
-                inside_chars[label_of[n]] += records[n].chars
+    # The template's blocks: whether each lies inside its page's region, and their characters summed by
+    # cluster as whole arrays (this sees every block of the pages; sums of whole numbers are exact).
+    numbers = [n for page in template_pages for n in by_page[page]]
+    inside = np.fromiter((_inside(records[n], regions[records[n].page]) for n in numbers), dtype=bool, count=len(numbers))
+    chars = np.fromiter((records[n].chars for n in numbers), dtype=float, count=len(numbers))
+    weight[numbers] = chars
+    label_array = labels[numbers]
+    all_chars = np.bincount(label_array, weights=chars)
+    inside_chars = np.bincount(label_array[inside], weights=chars[inside], minlength=len(all_chars))
     accepted = {seed}
-    for label, chars in inside_chars.items():
-        cluster = stats.get(int(label))
+    for label in np.unique(label_array[inside]).tolist():
+        cluster = stats.get(label)
         if cluster is None or label == seed:
             continue
         if (
-            chars >= MIN_INSIDE_SHARE * all_chars[label]
+            inside_chars[label] >= MIN_INSIDE_SHARE * all_chars[label]
             and cluster.link_density <= MAX_LINK_DENSITY
             and cluster.repeat <= MAX_REPEAT
         ):
-            accepted.add(int(label))
+            accepted.add(label)
 
     for page in template_pages:
         region = regions[page]
         for n in by_page[page]:
             record = records[n]
-            weight[n] = record.chars
             article[n] = (
                 label_of[n] in accepted
                 and _inside(record, region)
