@@ -59,12 +59,15 @@ SPEED_HEADING = "## Speed"
 WRITTEN_SECTIONS = ("## Beside the peers",)
 SPEED_NOTE = (
     "Learning is linear in blocks. The largest shares of its CPU time are term statistics (tokenising and "
-    "stemming each distinct text once), block features, clustering, checking each template's rules on its "
-    "pages and selecting the article; what depends only on a selector path, a text or a feature row is "
-    "worked out once per distinct one (a site's pages repeat them), and the learner pauses Python's cyclic "
-    "garbage collector, whose full collections walked every object of the process (0.6 s of a 1.4 s learn of "
-    "100 pages while the benchmark's pages were loaded). Not timed here: loading the pages from the store "
-    "(JSON and `Page.from_dict`, about 6–7 ms of CPU per page of 235 blocks), which the worker's learn job adds."
+    "stemming each distinct text once), block features, selecting the article, checking each template's "
+    "rules on its pages and clustering; what depends only on a selector path, a style, a text or a "
+    "feature row is worked out once per distinct one (a site's pages repeat them: `Page.from_dict` gives "
+    "a page's blocks of one style one shared dict, whose values are read once), ASCII text is split into "
+    "words by `re` (the `regex` module's pattern, which keeps combining marks and joiners in words, only "
+    "where other characters are), and the learner pauses Python's cyclic garbage collector, whose full "
+    "collections walked every object of the process (0.6 s of a 1.4 s learn of 100 pages while the "
+    "benchmark's pages were loaded). Not timed here: loading the pages from the store (JSON and "
+    "`Page.from_dict`, about 6–7 ms of CPU per page of 235 blocks), which the worker's learn job adds."
 )
 #: A block counts as article text for the clustering comparison when this share of its words is in the truth.
 TRUTH_SHARE = 0.8
