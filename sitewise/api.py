@@ -96,8 +96,9 @@ class Extracted:
     #: The rules' template that matched (rules only).
     template: str | None
     rule_version: int | None
-    #: The rule set's confidence (how well it reproduced its own training pages, 0 to 1); None for the
-    #: fallback, which has no calibrated one.
+    #: How far to trust the answer, 0 to 1. Rules: the rule set's confidence (how well it reproduced its
+    #: own training pages). The fallback: its answer's estimated word F1, calibrated on pages its model
+    #: never saw (:mod:`sitewise.mss.confidence`); None when it found nothing or its model has no estimate.
     confidence: float | None
     #: Why the fallback was used ("site not learned", "rules did not apply: ..."), "" for rules.
     fallback_reason: str
@@ -189,7 +190,7 @@ def extract_article(
         method=article.method,
         template=article.template,
         rule_version=article.rule_version,
-        confidence=rule_set.get("confidence") if rule_set is not None and article.method == "rules" else None,
+        confidence=rule_set.get("confidence") if rule_set is not None and article.method == "rules" else article.confidence,
         fallback_reason=article.fallback_reason if article.method == "mss" else "",
         reason="" if article.text else (article.reason or "no article found"),
         article=article,

@@ -49,6 +49,8 @@ class Article:
     span: list[int] | None = None
     reason: str = ""
     fallback_reason: str = ""
+    #: The fallback's estimated word F1 of its answer (None for rules, and where it has no estimate).
+    confidence: float | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
@@ -145,7 +147,8 @@ def _by_mss(page: Page | None, html: str | None, model: Any, url: str | None, in
             raise  # the caller's own page: refused, never read in part
         # a stored page nested deeper than the fallback's parser reads: its blocks, as for one stored without HTML
         result = extract_mss(rebuild_html(page), model, url, include_comments)
-    article = Article(method="mss", text=result.text, body=result.text, span=list(result.span) if result.span else None, reason=result.reason)
+    article = Article(method="mss", text=result.text, body=result.text, span=list(result.span) if result.span else None,
+                      reason=result.reason, confidence=result.confidence)
     if page is not None:
         article.site = page.site
         article.blocks = blocks_in_text(page.blocks, result.text)

@@ -226,3 +226,25 @@ def test_peers_run_side_by_side_with_a_speed_ratio(data: Path, tmp_path: Path):
     text = (tmp_path / "r.md").read_text(encoding="utf-8")
     assert "trafilatura" in table_rows(section(text, "One table"))["set"]
     assert table_rows(section(text, "Speed"))["trafilatura"][-1] == "1.00"
+
+
+def test_the_fallbacks_confidence_is_reported_where_its_model_estimates_it(report: str, data: Path, tmp_path: Path):
+    import numpy as np
+
+    from sitewise.mss.confidence import READING_FACTS, AnswerConfidence
+    from sitewise.mss.model import load_model
+
+    assert "## How far to trust an answer" not in report  # the bench's own model has no estimate
+    model = load_model(next(Path(p) for p in re.findall(r"--save-model (\S+)", report)))
+    rng = np.random.default_rng(0)
+    facts = rng.uniform(0, 1, size=(50, len(READING_FACTS)))
+    model.confidence_ = AnswerConfidence().fit(facts, facts[:, 0])
+    estimating = model.save(tmp_path / "estimating.json.gz")
+    code = main(["bench", "mss", "--data", str(data), "--no-peers", "--sets", "wcxb-dev", "l3s-gn1",
+                 "--model", str(estimating), "--out", str(tmp_path / "report.md"), *TINY])
+    assert code == 0
+    rows = table_rows(section((tmp_path / "report.md").read_text(encoding="utf-8"), "How far to trust an answer"))
+    assert set(rows) >= {"set", "wcxb-dev (out of fold)", "l3s-gn1"}  # fold models answer with it too
+    answers, mean_confidence, mean_f1, rho, *bands = rows["l3s-gn1"]
+    assert answers == "2" and 0 <= float(mean_confidence) <= 1 and len(bands) == 4
+    assert sum(int(band.split(":")[0]) for band in bands) == 2  # every answer in one band

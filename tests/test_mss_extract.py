@@ -83,11 +83,13 @@ def training_set(root):
     return root
 
 
-def test_train_mss_command_and_supervised_extraction(tmp_path):
+def test_train_mss_command_and_supervised_extraction(tmp_path, capsys):
     root = training_set(tmp_path / "set")
     out = tmp_path / "model.json.gz"
     assert main(["train-mss", "--manifest", str(root), "--split", "train", "--out", str(out)]) == 0
+    assert "answers' confidence: estimated from" in capsys.readouterr().out
     model = load_model(out)
+    assert model.confidence_ is not None
     other = generate_site(seed=11)
     pages = [p for p in other.pages.values() if p.article]
     scores = [word_prf(extract_mss(p.html, model).text, p.truth).f1 for p in pages]
@@ -106,11 +108,12 @@ def test_train_mss_never_replaces_the_model_in_use_by_default(tmp_path, monkeypa
     assert not (tmp_path / "data").exists()
 
     elsewhere = tmp_path / "mine.json.gz"
-    assert main(["train-mss", "--manifest", str(root), "--limit", "6", "--out", str(elsewhere)]) == 0
+    assert main(["train-mss", "--manifest", str(root), "--limit", "6", "--out", str(elsewhere), "--no-confidence"]) == 0
+    assert load_model(elsewhere).confidence_ is None
     assert f"not this model; to use it: --mss-model {elsewhere} (extract) or SITEWISE_MSS_MODEL={elsewhere}" in capsys.readouterr().out
 
     configured = tmp_path / "data" / "mss-model.json.gz"  # asked for outright: said loudly
-    assert main(["train-mss", "--manifest", str(root), "--limit", "6", "--out", str(configured)]) == 0
+    assert main(["train-mss", "--manifest", str(root), "--limit", "6", "--out", str(configured), "--no-confidence"]) == 0
     assert "NOTE: sitewise.extract, the commands and the server now use this model instead of the shipped one" in capsys.readouterr().out
 
 

@@ -33,6 +33,8 @@ if TYPE_CHECKING:
     from ..manifest import Entry
     from ..mss.blockmodel import BlockModel
     from ..mss.blocktrain import LabelledPage
+    from ..mss.confidence import AnswerConfidence
+    from ..mss.extractor import MSSResult
     from .comparison import SetSpec
 
 log = logging.getLogger(__name__)
@@ -80,7 +82,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "readability-testpages) and " + ", ".join(label for label, *_ in UNTOUCHED_SETS))
     parser.add_argument("--folds", type=int, default=DEFAULT_FOLDS, help="folds (grouped by host) for the sets the model trains on")
     parser.add_argument("--limit", type=int, help="at most N pages per set (quick runs)")
-    parser.add_argument("--model", type=Path, help="score the untouched sets with this block model file instead of training one")
+    parser.add_argument("--model", type=Path, help="score the untouched sets with this block model file instead of training one "
+                        "(its answers' confidence estimate, if it has one, goes with every fold model too)")
     parser.add_argument("--save-model", type=Path, help="keep the model trained on all training sets here")
     parser.add_argument("--no-peers", action="store_true", help="only sitewise's systems")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="the report to write")
@@ -104,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
     trained, untouched = _chosen(training_sets, args.sets), _chosen(untouched_sets, args.sets)
     if args.sets:
         _check_names(args.sets, training_sets + untouched_sets)
-    given_model = _read_model(args.model) if args.model and untouched else None
+    given_model = _read_model(args.model) if args.model else None
     needs_training = bool(trained) or (bool(untouched) and given_model is None)
     pages = {s.label: scored_entries(s, args.limit) for s in (*(training_sets if needs_training else ()), *untouched)}
     settings = _model_settings(args)
@@ -124,8 +127,11 @@ def run(args: argparse.Namespace) -> int:
         labelled = _label(training_pages, run_info.training)
         if trained:
             pool = [(entry, name) for name, entries in training_pages.items() for entry in entries]
+            # the given model's confidence estimate was fitted on these pages' out-of-fold answers: the fold
+            # models answer with it (what the report says of those rows)
+            estimate = given_model.confidence_ if given_model is not None else None
             results += _out_of_fold(pool, {s.label for s in trained}, labelled, args.folds, settings, systems,
-                                    run_info.training)
+                                    run_info.training, estimate)
     if untouched:
         if given_model is None:
             model = _shipped_model(labelled, settings, args.save_model, run_info.training)
@@ -201,8 +207,8 @@ def scored_entries(spec: "SetSpec", limit: int | None) -> list["Entry"]:
 
 # -- systems ------------------------------------------------------------------------------------------------
 
-#: A system: the page (its HTML and URL) in, text out.
-Extract = Callable[[str, "str | None"], str]
+#: A system: the page (its HTML and URL) in, text out (the block model: its whole answer, text and confidence).
+Extract = Callable[[str, "str | None"], "str | MSSResult"]
 
 
 def _systems(no_peers: bool) -> tuple[dict[str, Extract], dict[str, str], dict[str, str]]:
@@ -224,7 +230,7 @@ def _block_system(model: "BlockModel") -> Extract:
     from ..mss.extractor import BlockMSS
 
     pipeline = BlockMSS(model)
-    return lambda html, url: pipeline.extract(html, url).text
+    return lambda html, url: pipeline.extract(html, url)
 
 
 # -- training --------------------------------------------------------------------------------------------
@@ -275,15 +281,19 @@ def host_folds(entries: Sequence["Entry"], folds: int) -> list[list[int]]:
 def _out_of_fold(
     pool: Sequence[tuple["Entry", str]], scored: set[str], labelled: dict[str, "LabelledPage | str"], folds: int,
     settings: dict[str, Any], systems: dict[str, Extract], training: dict[str, Any],
+    estimate: "AnswerConfidence | None" = None,
 ) -> list[PageResult]:
     """The pages of every training set (with their set's label) split into folds by host; each fold's
-    pages of the ``scored`` sets scored by a model fitted on the other folds (never on their host)."""
+    pages of the ``scored`` sets scored by a model fitted on the other folds (never on their host), whose
+    answers carry ``estimate``'s confidence."""
     entries = [entry for entry, _ in pool]
     results: list[PageResult] = []
     training["folds"] = []
     for number, held_out in enumerate(host_folds(entries, folds), 1):
         held = set(held_out)
         model, facts = _fit(_usable(labelled, [e.id for i, e in enumerate(entries) if i not in held]), settings)
+        if estimate is not None:
+            model.confidence_ = estimate
         training["folds"].append({"fold": number, "held_out": len(held_out), **facts})
         log.info("fold %d/%d: fitted on %d pages in %.0f s; scoring its %d held-out pages",
                  number, folds, facts["pages"], facts["seconds"], len(held_out))
@@ -353,11 +363,12 @@ def _outcome(extract: Extract, html: str, url: str | None, truth: str, name: str
     failed = False
     wall, cpu = time.perf_counter(), time.process_time()
     try:
-        text = extract(html, url)
+        answer = extract(html, url)
     except Exception as exc:  # one page failing must not stop the benchmark; it scores as an empty answer
         # one line, cut short: some libraries quote the whole page in their message
         log.warning("%s failed on %s: %s: %s", name, page_id, type(exc).__name__, str(exc)[:ERROR_CHARS])
-        text, failed = "", True
+        answer, failed = "", True
     cpu_ms, wall_ms = (time.process_time() - cpu) * 1000, (time.perf_counter() - wall) * 1000
+    text, confidence = (answer, None) if isinstance(answer, str) else (answer.text, answer.confidence)
     return Outcome(word_prf(text, truth), shingle_counts(text, truth), cpu_ms, wall_ms, empty=not text.strip(),
-                   failed=failed)
+                   failed=failed, confidence=confidence)

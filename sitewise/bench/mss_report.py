@@ -46,6 +46,8 @@ class Outcome:
     empty: bool
     #: The system raised on this page (it then scores as an empty answer).
     failed: bool = False
+    #: The answer's own confidence, where the system gives one (the fallback: its estimated word F1).
+    confidence: float | None = None
 
 
 @dataclass
@@ -153,6 +155,7 @@ def render(run: Run, results: Sequence[PageResult]) -> str:
                targets=True) if by_type else "",
         _precision_recall(set_rows + by_type, run.systems),
         _speed(results, set_rows, run.systems),
+        _confidence(set_rows + by_type, run),
         _losses(set_rows, by_type, run),
         _worst(results, sets, run.systems),
         _method(run),
@@ -274,6 +277,55 @@ def _speed(results: Sequence[PageResult], set_rows: Sequence[tuple[str, list[Pag
         cells = [f"{summary(pages, name).cpu_ms:.1f} ({_ratio(cpu_ratio(pages, name))})" for name in systems]
         lines.append(f"| {label} | " + " | ".join(cells) + " |")
     return "\n".join(lines + [""])
+
+
+def _confidence(table_rows: Sequence[tuple[str, list[PageResult]]], run: Run) -> str:
+    """How well the fallback's confidence tells its good answers from its bad ones, set by set."""
+    rated = [(label, [page.outcomes[SYSTEM] for page in pages if page.outcomes[SYSTEM].confidence is not None])
+             for label, pages in table_rows]
+    if not any(outcomes for _, outcomes in rated):
+        return ""
+    head = "| set | answers | mean confidence | mean F1 | Spearman ρ | " + " | ".join(
+        f"confidence {band}" for band in _band_names()) + " |"
+    lines = [
+        "## How far to trust an answer: the fallback's confidence", "",
+        "Each answer of the fallback carries its estimated word F1 (`confidence` in `sitewise.extract`'s JSON; "
+        "`sitewise/mss/confidence.py`), fitted when the model is trained on the out-of-fold answers of its "
+        "training pages. Rows of sets scored out of fold above use it with this run's fold models, on the "
+        "pages it was fitted on; the untouched sets are its test. *ρ*: rank correlation of confidence and F1 "
+        "(1: ranked alike). Each band: the answers given that confidence, and their mean word F1.", "",
+        head, "|---|" + "---|" * (head.count("|") - 2),
+    ]
+    for label, outcomes in rated:
+        if len(outcomes) < 2:
+            continue
+        given = [o.confidence for o in outcomes]
+        f1 = [o.score.f1 for o in outcomes]
+        cells = [f"{len(outcomes)}", f"{statistics.fmean(given):.3f}", f"{statistics.fmean(f1):.3f}",
+                 f"{_rank_correlation(given, f1):.2f}"]
+        for low, high in CONFIDENCE_BANDS:
+            band = [score for confidence, score in zip(given, f1) if low <= confidence < high]
+            cells.append(f"{len(band)}: {statistics.fmean(band):.3f}" if band else "0")
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+#: The confidence bands the report counts answers in, [low, high).
+CONFIDENCE_BANDS = ((0.9, math.inf), (0.7, 0.9), (0.5, 0.7), (-math.inf, 0.5))
+
+
+def _band_names() -> list[str]:
+    return [f"≥ {low}" if high == math.inf else f"< {high}" if low == -math.inf else f"{low}–{high}"
+            for low, high in CONFIDENCE_BANDS]
+
+
+def _rank_correlation(a: Sequence[float], b: Sequence[float]) -> float:
+    """Spearman's ρ (ties given their mean rank); 0 where either side is constant."""
+    from scipy.stats import spearmanr
+
+    if len(set(a)) < 2 or len(set(b)) < 2:
+        return 0.0
+    return float(spearmanr(a, b).statistic)
 
 
 def _ratio(ratio: float | None) -> str:

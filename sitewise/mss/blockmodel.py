@@ -35,6 +35,7 @@ import numpy as np
 
 from .blocks import FAR, FEATURE_NAMES, MAX_CACHED_NAMES, block_features, page_signals, reads_as_section
 from .boundaries import BOUNDARY_SCORE
+from .confidence import AnswerConfidence
 from .forest import TreeBag, TreeEnsemble
 from .search import k_best
 from .title import anchor_heading, headline_alternatives, page_headline
@@ -199,7 +200,9 @@ class BlockModel:
 
     Learned attributes: ``members_`` (one or more bags of tree ensembles whose log-odds are averaged: a
     shipped model, or a shipped model joined by one self-trained on learned sites), ``member_weights_``
-    (each member's weight in that average), ``feature_names_`` and ``info_`` (what it was trained on).
+    (each member's weight in that average), ``feature_names_``, ``info_`` (what it was trained on) and
+    ``confidence_`` (the :class:`~sitewise.mss.confidence.AnswerConfidence` fitted on its out-of-fold
+    readings, which training adds when asked; None without).
     """
 
     def __init__(self, threshold: float = THRESHOLD, min_segment_share: float = MIN_SEGMENT_SHARE,
@@ -242,6 +245,7 @@ class BlockModel:
         self.member_weights_ = [1.0]
         self.feature_names_ = FEATURE_NAMES
         self.info_: dict[str, Any] = {"blocks": int(len(X)), "blocks_in": int(y.sum())}
+        self.confidence_: AnswerConfidence | None = None
         return self
 
     def joined(self, other: "BlockModel") -> "BlockModel":
@@ -260,6 +264,8 @@ class BlockModel:
         joined.member_weights_ = [*self._weights_summing_to(pages[0]), *other._weights_summing_to(pages[1])]
         joined.feature_names_ = self.feature_names_
         joined.info_ = {"joined": [self.info_, other.info_]}
+        # (the estimate was fitted to this model's readings; the joined trees read much as it does)
+        joined.confidence_ = self.confidence_
         return joined
 
     def _weights_summing_to(self, total: float) -> list[float]:
@@ -339,13 +345,16 @@ class BlockModel:
     # -- persistence -----------------------------------------------------------------------------------
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        document = {
             "format": FORMAT, "version": VERSION, "features": list(self.feature_names_),
             "threshold": self.threshold, "min_segment_share": self.min_segment_share,
             "min_block_probability": self.min_block_probability, **self._relaxed_reading(),
             "members": [member.to_dict() for member in self.members_], "member_weights": self.member_weights_,
             "info": self.info_,
         }
+        if self.confidence_ is not None:
+            document["confidence"] = self.confidence_.to_dict()
+        return document
 
     @classmethod
     def from_dict(cls, document: dict[str, Any]) -> "BlockModel":
@@ -369,6 +378,7 @@ class BlockModel:
         model.member_weights_ = [float(w) for w in weights]
         model.feature_names_ = FEATURE_NAMES
         model.info_ = dict(document.get("info") or {})
+        model.confidence_ = AnswerConfidence.from_dict(document["confidence"]) if "confidence" in document else None
         return model
 
     def save(self, path: str | Path) -> Path:

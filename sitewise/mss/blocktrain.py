@@ -15,7 +15,10 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 from .. import metrics
+from ..page import site_of
 from .blockmodel import BlockModel, PageBlocks, page_blocks
+from .confidence import FOLDS, AnswerConfidence
+from .extractor import BlockMSS
 from .train import MIN_TRUTH_COVERAGE, TrainingReport, label_tokens
 from .tokenize import WORD
 
@@ -94,11 +97,14 @@ def trained_with() -> dict[str, str]:
 
 
 def train_block_model(
-    pages: Iterable[tuple[str | bytes, str, str | None]], **options: Any
+    pages: Iterable[tuple[str | bytes, str, str | None]], *, confidence: bool = False, **options: Any
 ) -> tuple[BlockModel, TrainingReport]:
-    """A block model fitted on (html, truth, url) triples; ``options`` go to :class:`BlockModel`."""
+    """A block model fitted on (html, truth, url) triples; ``options`` go to :class:`BlockModel`. With
+    ``confidence``, the model also gets its answers' confidence estimate (:func:`fit_answer_confidence`:
+    :data:`~sitewise.mss.confidence.FOLDS` more fits, on fewer pages each), unless the pages are of too
+    few sites for it (a warning says so)."""
     report = TrainingReport()
-    usable = []
+    usable, readable = [], []
     for html, truth, url in pages:
         report.pages += 1
         page = labelled_page(html, truth, url)
@@ -110,10 +116,47 @@ def train_block_model(
         report.tokens_in += int(page.labels.sum())
         report.tokens_out += int((~page.labels).sum())
         usable.append(page)
+        readable.append((html, truth, url))
     if not usable:
         raise ValueError(f"no usable training pages among {report.pages} ({report.skipped})")
-    X, y, weights = training_table(usable)
-    model = BlockModel(**options).fit(X, y, sample_weight=weights)
+    model = _fitted(usable, options)
     model.info_.update(report.as_dict(), trained_with=trained_with())
     log.info("block model: %s", report.as_dict())
+    if confidence:
+        try:
+            model.confidence_ = fit_answer_confidence(readable, usable, **options)
+        except ValueError as exc:  # too few sites to hold any out: the model is still a model
+            log.warning("no confidence estimate: %s", exc)
     return model, report
+
+
+def fit_answer_confidence(
+    pages: Sequence[tuple[str | bytes, str, str | None]], labelled: Sequence[LabelledPage], **options: Any
+) -> AnswerConfidence:
+    """The confidence estimate of a model trained on ``labelled`` (the labelled ``pages``: html, truth,
+    url), fitted on out-of-fold readings: the pages split into :data:`~sitewise.mss.confidence.FOLDS`
+    folds by host, each fold's pages read by a model (``options``) fitted on the other folds' pages, each
+    answer scored against its truth (word F1). A reading of a page whose site the trees saw would look
+    surer than the readings of the pages users bring."""
+    from sklearn.model_selection import GroupKFold
+
+    hosts = [site_of(url) if url else "" for _, _, url in pages]
+    groups = [host or f"page {number}" for number, host in enumerate(hosts)]
+    if len(set(groups)) < FOLDS:
+        raise ValueError(f"the confidence estimate needs pages of at least {FOLDS} sites; these have {len(set(groups))}")
+    facts, scores = [], []
+    for number, (trained, held_out) in enumerate(GroupKFold(n_splits=FOLDS).split(pages, groups=groups), 1):
+        reader = BlockMSS(_fitted([labelled[i] for i in trained], options))
+        for i in held_out:
+            html, truth, url = pages[i]
+            result = reader.extract(html, url)
+            if result.facts is not None:
+                facts.append(result.facts)
+                scores.append(metrics.word_prf(result.text, truth).f1)
+        log.info("confidence: fold %d of %d read, %d answers so far", number, FOLDS, len(scores))
+    return AnswerConfidence().fit(np.array(facts), np.array(scores))
+
+
+def _fitted(pages: Sequence[LabelledPage], options: dict[str, Any]) -> BlockModel:
+    X, y, weights = training_table(pages)
+    return BlockModel(**options).fit(X, y, sample_weight=weights)

@@ -24,6 +24,7 @@ from ..mojibake import repair_mojibake
 from .blockmodel import BlockModel, page_blocks
 from .boundaries import BOUNDARY_SCORE, closing_lines
 from .clean import CleanOptions, clean_dom, prune_block
+from .confidence import reading_facts
 from .scorers import BaselineScorer, LineScorer, Scorer
 from .search import Segment, anchored, k_best, max_subsequence
 from .title import anchor_heading, headline_alternatives, page_headline
@@ -56,6 +57,8 @@ MAX_WORDS_BEFORE_MEDIA = 20
 #: The paper's <hr> constraint (cut the block at its first <hr>) is available but off by default: it cost
 #: F1 on all three benchmark sets (docs/bench-mss.md); <hr> separates sections of many non-news pages.
 HR_CUT, HR_OFF = "cut", "off"
+#: An answer's confidence is given to this many decimals: an estimate, not a measurement.
+CONFIDENCE_DECIMALS = 3
 
 
 @dataclass(frozen=True)
@@ -71,6 +74,12 @@ class MSSResult:
     score: float
     #: Why the page was judged to have no article ("" when it has one).
     reason: str = ""
+    #: The answer's estimated word F1 (:mod:`sitewise.mss.confidence`): None when nothing was found or
+    #: the model carries no estimate.
+    confidence: float | None = None
+    #: The reading's facts the estimate is made from (:func:`~sitewise.mss.confidence.reading_facts`;
+    #: block pipeline only, None when nothing was found).
+    facts: np.ndarray | None = field(default=None, repr=False, compare=False)
     #: The page's tokens, for :attr:`html` (made only when asked for: most callers want the text).
     tokens: TokenSequence | None = field(default=None, repr=False, compare=False)
 
@@ -255,7 +264,11 @@ class BlockMSS:
         kept_lines = blocks.lines[keep]
         in_kept = np.flatnonzero(np.isin(tokens.lines, kept_lines) & (tokens.kinds == WORD))
         value = float(self.model.block_scores(probabilities, words)[keep].sum())
-        return MSSResult(repair_mojibake(blocks.text(keep)), (int(in_kept[0]), int(in_kept[-1]) + 1), value, tokens=tokens)
+        facts = reading_facts(probabilities, words, keep, section=blocks.section, titled=blocks.titled)
+        estimate = self.model.confidence_
+        confidence = round(float(estimate.predict(facts)[0]), CONFIDENCE_DECIMALS) if estimate is not None else None
+        return MSSResult(repair_mojibake(blocks.text(keep)), (int(in_kept[0]), int(in_kept[-1]) + 1), value,
+                         confidence=confidence, facts=facts, tokens=tokens)
 
 
 #: What extracts a page: the token pipeline around a scorer, or the block pipeline around a block model.
