@@ -44,7 +44,8 @@ def test_fallback_finds_the_article_of_a_page_of_an_unknown_site(story):
     url, sample = story
     found = json.loads(sitewise.extract(sample.html, url=url, output="json"))
     assert found["method"] == "mss" and found["fallback_reason"] == "site not learned"
-    assert found["confidence"] is None and found["template"] is None
+    assert found["template"] is None
+    assert 0.9 < found["confidence"] <= 1  # the shipped model's estimate of its answer's F1: a clean story page
     assert word_prf(found["text"], sample.truth).f1 > 0.9
     assert found["title"] == sample.title and found["language"] == "en" and found["site"] == "gazette.test"
     assert found["body"] and sample.title not in found["body"]
