@@ -31,6 +31,8 @@ TIE = 0.0005
 TARGETS = {
     "wcxb-dev": 0.88, "wcxb-dev article": 0.95, "cleaneval": 0.902, "l3s-gn1": 0.928, "dragnet-test": 0.895,
 }
+#: The bands of the fallback's confidence the report counts its answers in, [low, high).
+CONFIDENCE_BANDS = ((0.9, math.inf), (0.7, 0.9), (0.5, 0.7), (-math.inf, 0.5))
 
 
 @dataclass(frozen=True)
@@ -155,7 +157,7 @@ def render(run: Run, results: Sequence[PageResult]) -> str:
                targets=True) if by_type else "",
         _precision_recall(set_rows + by_type, run.systems),
         _speed(results, set_rows, run.systems),
-        _confidence(set_rows + by_type, run),
+        _confidence(set_rows + by_type),
         _losses(set_rows, by_type, run),
         _worst(results, sets, run.systems),
         _method(run),
@@ -279,7 +281,7 @@ def _speed(results: Sequence[PageResult], set_rows: Sequence[tuple[str, list[Pag
     return "\n".join(lines + [""])
 
 
-def _confidence(table_rows: Sequence[tuple[str, list[PageResult]]], run: Run) -> str:
+def _confidence(table_rows: Sequence[tuple[str, list[PageResult]]]) -> str:
     """How well the fallback's confidence tells its good answers from its bad ones, set by set."""
     rated = [(label, [page.outcomes[SYSTEM] for page in pages if page.outcomes[SYSTEM].confidence is not None])
              for label, pages in table_rows]
@@ -308,10 +310,6 @@ def _confidence(table_rows: Sequence[tuple[str, list[PageResult]]], run: Run) ->
             cells.append(f"{len(band)}: {statistics.fmean(band):.3f}" if band else "0")
         lines.append(f"| {label} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
-
-
-#: The confidence bands the report counts answers in, [low, high).
-CONFIDENCE_BANDS = ((0.9, math.inf), (0.7, 0.9), (0.5, 0.7), (-math.inf, 0.5))
 
 
 def _band_names() -> list[str]:
