@@ -40,7 +40,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--no-confidence", action="store_true",
         help="skip the answers' confidence estimate (fitted on out-of-fold readings: five more fits, about "
-        "four times the training time); the model's answers then carry no confidence",
+        "five times the training time); the model's answers then carry no confidence",
     )
     parser.add_argument(
         "--naive-bayes", action="store_true",
@@ -64,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError("--limit must be at least 1")
     entries = _entries(args)
     started = time.perf_counter()
-    confidence = None
+    confidence_line = None
     if args.naive_bayes:
         report = _train_naive_bayes(args, entries, out)
     else:
@@ -74,11 +74,11 @@ def run(args: argparse.Namespace) -> int:
                                           confidence=not args.no_confidence)
         model.info_["sources"] = sorted({e.id.split("/")[0] for e in entries})
         model.save(out)
-        confidence = None if args.no_confidence else _confidence_line(model)
+        confidence_line = None if args.no_confidence else _confidence_line(model)
     print(f"trained on {report.used} of {report.pages} pages ({report.skipped or 'none skipped'}) "
           f"in {time.perf_counter() - started:.0f} s")
-    if confidence is not None:
-        print(confidence)
+    if confidence_line is not None:
+        print(confidence_line)
     print(f"model: {out}")
     print(_model_in_use(Path(out)))
     return 0

@@ -143,6 +143,7 @@ def select_article(
     # cluster as whole arrays (this sees every block of the pages; sums of whole numbers are exact).
     numbers = [n for page in template_pages for n in by_page[page]]
     inside = np.fromiter((_inside(records[n], regions[records[n].page]) for n in numbers), dtype=bool, count=len(numbers))
+    inside_of = dict(zip(numbers, inside.tolist()))  # read again per block when the labels are set
     chars = np.fromiter((records[n].chars for n in numbers), dtype=float, count=len(numbers))
     weight[numbers] = chars
     label_array = labels[numbers]
@@ -166,7 +167,7 @@ def select_article(
             record = records[n]
             article[n] = (
                 label_of[n] in accepted
-                and _inside(record, region)
+                and inside_of[n]
                 and not _named_non_article(record, region)
                 and (label_of[n] == seed or record.block.link_density <= MAX_LINK_DENSITY)
                 and repeat_of[n] <= MAX_REPEAT

@@ -140,8 +140,8 @@ def fit_answer_confidence(
     surer than the readings of the pages users bring."""
     from sklearn.model_selection import GroupKFold
 
-    hosts = [site_of(url) if url else "" for _, _, url in pages]
-    groups = [host or f"page {number}" for number, host in enumerate(hosts)]
+    # a page without an address is a site of its own
+    groups = [(site_of(url) if url else "") or f"page {number}" for number, (_, _, url) in enumerate(pages)]
     if len(set(groups)) < FOLDS:
         raise ValueError(f"the confidence estimate needs pages of at least {FOLDS} sites; these have {len(set(groups))}")
     facts, scores = [], []

@@ -83,8 +83,9 @@ class AnswerConfidence:
             raise ValueError(f"expected rows of {len(READING_FACTS)} facts, one F1 per row; got {X.shape}, {f1.shape}")
         if len(X) < 2 or np.ptp(f1) == 0:
             raise ValueError("fitting needs at least two readings whose F1 differ")
+        spread = X.std(axis=0)
         self.mean_ = X.mean(axis=0)
-        self.scale_ = np.where(X.std(axis=0) > 0, X.std(axis=0), 1.0)
+        self.scale_ = np.where(spread > 0, spread, 1.0)  # a fact constant over the readings is left as it is
         linear = LinearRegression().fit((X - self.mean_) / self.scale_, f1)
         self.coef_, self.intercept_ = linear.coef_, float(linear.intercept_)
         isotonic = IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip").fit(self._score(X), f1)
