@@ -21,8 +21,9 @@
  *
  * What counts as hidden (the element and everything inside it is skipped):
  *   - content that is never rendered as text: script, style, template, svg, iframe, object, embed,
- *     canvas, audio, video, select, textarea, noframes, noembed, head, noscript (unless the page's
- *     scripts are off); the body of a closed <details>; and the reader's sitewise panel (<sitewise-panel>);
+ *     canvas, audio, video, select, textarea, noframes, noembed, a MathML formula's annotations, head,
+ *     noscript (unless the page's scripts are off); the body of a closed <details>; and the reader's
+ *     sitewise panel (<sitewise-panel>);
  *   - display:none; content-visibility:hidden (its contents);
  *   - a box that clips its overflow and is at most 1px wide or high (collapsed panels, "sr-only");
  *     a zero-size box that does not clip still shows its text, so it is kept;
@@ -91,7 +92,7 @@
   var UNRENDERED_TAGS = {
     script: 1, style: 1, template: 1, svg: 1, iframe: 1, frame: 1, frameset: 1,
     object: 1, embed: 1, canvas: 1, audio: 1, video: 1, select: 1, datalist: 1, textarea: 1, head: 1,
-    noframes: 1, noembed: 1, "sitewise-panel": 1
+    noframes: 1, noembed: 1, annotation: 1, "annotation-xml": 1, "sitewise-panel": 1
   };
   // The reader's panel (bookmarklet/sitewise.js): none of the page's.
   var PANEL_TAG = "sitewise-panel";

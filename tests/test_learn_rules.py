@@ -371,6 +371,14 @@ def test_never_text_elements_give_no_text_wherever_the_selectors_meet_them():
     assert "note" not in found.elements[0].html
 
 
+def test_a_formulas_annotations_give_no_text():
+    html = ("<html><body><article class='story'><p>Euler wrote <math><semantics><mi>e</mi>"
+            "<annotation encoding='application/x-tex'>{\\displaystyle e}</annotation></semantics></math> first.</p>"
+            "</article></body></html>")
+    template = {"name": "t1", "match": ["article.story"], "include": [".story"], "words": [1, 1000]}
+    assert apply_rules({"templates": [template]}, html=html).text == "Euler wrote e first."
+
+
 def test_tags_told_by_number_are_tags_lexbor_numbers_once_for_all():
     # a custom element's number is made per page: another page's <my-widget> could carry it
     from sitewise.learn.rules import _tag_ids
