@@ -8,9 +8,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sitewise.api import extract_article, readable_html
+from sitewise.api import extract_article, markup_chars, readable_html
 from sitewise.errors import InputError
-from sitewise.page import MAX_HTML_CHARS, Page, PageError, host_of
+from sitewise.page import Page, PageError, host_of
 from sitewise.pipeline import Article
 from sitewise.pipeline import find_article as pipeline_find_article
 
@@ -28,6 +28,15 @@ WIREFRAME_MAX_HEIGHT = 900
 PREVIEW_MAX_BLOCKS = 1000
 #: ... each cut to this many characters: a view stays under ~1 MB whatever was uploaded.
 PREVIEW_TEXT_CHARS = 400
+#: Posted HTML is refused (413) past either bound, which keep a request under ~3 CPU-seconds: MSS's time
+#: grows with the elements and words outside the page's scripts and styles, not with scripts (0.3 s for
+#: 19 MB of them). At most this many characters outside scripts and styles (a 2 MB paragraph: 0.5 s), so
+#: the recent pages that inline megabytes of scripts are read (19 of the 3,490 pages of the evaluation
+#: sets pass 2,000,000 characters in all, 2 pass it outside their scripts and styles) ...
+MAX_EXTRACT_MARKUP_CHARS = 2_000_000
+#: ... and at most this many tags (``<``, scripts' included: counting them is one pass in C): 50,000
+#: ``<p>`` elements take 2.5-3.7 s, 2 MB of ``<p>x</p>`` 14 s; no page of the evaluation sets has 16,000.
+MAX_EXTRACT_TAGS = 50_000
 
 
 def find_article(page: Page | None, html: str | None, site: str | None, url: str | None = None,
@@ -57,12 +66,8 @@ def extract_request(data: Any) -> dict[str, Any]:
     html = data.get("html")
     if html is not None and not isinstance(html, str):
         raise ApiError.bad_field("html", "must be a string")
-    if html is not None and len(html) > MAX_HTML_CHARS:
-        # MSS is linear in the page's elements but not free (~40 µs each: 4 MB of <p>x</p> takes 20 s):
-        # refuse what no article page needs, as stored pages do.
-        raise ApiError(413, "too_large", f"html has {len(html)} characters; at most {MAX_HTML_CHARS} are extracted",
-                       field="html")
     if html is not None:
+        _check_extraction_cost(html)
         html = _readable(html)
     url = data.get("url")
     if url is not None and not isinstance(url, str):
@@ -83,6 +88,20 @@ def extract_request(data: Any) -> dict[str, Any]:
     except InputError as exc:  # the fallback's parser reads the page only in part (sitewise.mss.tokenize)
         raise ApiError.bad_field("html", str(exc)) from None
     return {**found.to_json(), "site": site, **_where_found(found.article)}
+
+
+def _check_extraction_cost(html: str) -> None:
+    """413 on ``html`` past :data:`MAX_EXTRACT_MARKUP_CHARS` or :data:`MAX_EXTRACT_TAGS`."""
+    tags = html.count("<")
+    if tags > MAX_EXTRACT_TAGS:
+        raise ApiError(413, "too_large", f"html has {tags:,} tags; at most {MAX_EXTRACT_TAGS:,} are extracted",
+                       field="html")
+    if len(html) <= MAX_EXTRACT_MARKUP_CHARS:  # (counting costs a copy of the page: only where it could pass)
+        return
+    size = markup_chars(html)
+    if size > MAX_EXTRACT_MARKUP_CHARS:
+        raise ApiError(413, "too_large", f"html has {size:,} characters outside its scripts and styles; at most "
+                       f"{MAX_EXTRACT_MARKUP_CHARS:,} are extracted", field="html")
 
 
 def _host(url: str) -> str:

@@ -19,7 +19,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from sitewise.server import create_app
 from sitewise.config import Settings
-from sitewise.page import COLLECTORS, MAX_BLOCKS, MAX_DEPTH, MAX_HTML_CHARS, STYLE_PROPERTIES, Page
+from sitewise.page import COLLECTORS, MAX_BLOCKS, MAX_DEPTH, STYLE_PROPERTIES, Page
+from sitewise.server.extraction import MAX_EXTRACT_MARKUP_CHARS, MAX_EXTRACT_TAGS
 from sitewise.redis_conn import connect
 from sitewise.store import Store
 from sitewise.urls import private_page
@@ -388,12 +389,33 @@ def test_extreme_extract_requests(client, request_body):
 
 
 def test_html_past_the_cap_is_refused_before_extraction(client):
-    html = "<p>" + "word " * (MAX_HTML_CHARS // 5) + "</p>"
+    html = "<p>" + "word " * (MAX_EXTRACT_MARKUP_CHARS // 5) + "</p>"
     started = time.perf_counter()
     response = client.post("/api/extract", json={"html": html})
     elapsed = time.perf_counter() - started
     assert response.status_code == 413 and response.get_json()["field"] == "html"  # MSS would answer 200
+    assert "outside its scripts and styles" in response.get_json()["message"]
     print(f"extract of {len(html):,} characters: 413 in {elapsed:.2f} s")
+
+
+def test_html_of_more_tags_than_the_cap_is_refused_before_extraction(client):
+    html = "<p>x</p>" * (MAX_EXTRACT_TAGS // 2 + 1)  # well under the characters' cap
+    started = time.perf_counter()
+    response = client.post("/api/extract", json={"html": html})
+    elapsed = time.perf_counter() - started
+    assert response.status_code == 413 and response.get_json()["field"] == "html"
+    assert "tags" in response.get_json()["message"]
+    print(f"extract of {MAX_EXTRACT_TAGS + 2:,} tags: 413 in {elapsed:.2f} s")
+
+
+def test_html_past_the_cap_in_scripts_alone_is_extracted(client):
+    # recent pages inline megabytes of scripts and data around a short article: cheap to read past
+    story = "<h1>Harbour reopens</h1>" + "<p>The harbour reopened to ferries on Monday after the storm.</p>" * 20
+    html = (f"<html><head><script>var state = '{'x' * MAX_EXTRACT_MARKUP_CHARS}';</script></head>"
+            f"<body><article>{story}</article></body></html>")
+    response = client.post("/api/extract", json={"html": html})
+    assert response.status_code == 200
+    assert "harbour reopened to ferries" in response.get_json()["text"]
 
 
 def test_hostile_pages_on_a_learned_site_neither_fail_extraction_nor_learning(client, store):
