@@ -52,14 +52,62 @@ _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)
                        re.IGNORECASE)
 #: An ISO 8601 time's zone, as :data:`_ISO_DATE` takes it: UTC by a name, or an offset.
 _ISO_ZONE = re.compile(r"\s?(?:(?P<utc>Z|UTC|GMT)|(?P<offset>[+-]\d{2}(?::?\d{2})?))$", re.IGNORECASE)
-#: A day written out in English, which says which month it means (``7 May 2024``, ``May 7, 2024``), or
-#: with the year first (``2024/05/07``: no one writes year, day, month); ``05/07/2024`` does not (7 May
-#: or 5 July).
-_TEXT_DATE_FORMATS = ("%d %B %Y", "%d %b %Y", "%B %d, %Y", "%b %d, %Y", "%Y/%m/%d")
-#: A day's name before a day written out (``Tuesday, May 7, 2024``, ``Tue 7 May 2024``): it says nothing more.
-_WEEKDAY = re.compile(r"^(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?,?\s+", re.IGNORECASE)
-#: An ordinal's ending after a day's number (``May 7th, 2024``, ``21st March 2024``).
-_ORDINAL = re.compile(r"(?<=\d)(?:st|nd|rd|th)\b", re.IGNORECASE)
+#: The names of the months (January first) as dates write them in English, German, French, Spanish,
+#: Italian, Portuguese, Dutch, Swedish, Danish, Norwegian, Polish, Czech and Turkish, each month's forms
+#: parted by spaces: its name, the case a date puts it in (Polish ``7 maja``, Czech ``7. května``), a
+#: spelling without accents, an abbreviation that is no beginning of the name (``Mrz``, ``mrt``). Shipped
+#: as data, not read from the process's locale (``strptime``'s ``%B`` reads the month in its language).
+MONTH_NAMES = {
+    "en": "january|february|march|april|may|june|july|august|september|october|november|december",
+    "de": "januar jänner|februar feber|märz mrz|april|mai|juni|juli|august|september|oktober|november|dezember",
+    "fr": "janvier|février fevrier|mars|avril|mai|juin|juillet|août aout|septembre|octobre|novembre|décembre decembre",
+    "es": "enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre setiembre|octubre|noviembre|diciembre",
+    "it": "gennaio|febbraio|marzo|aprile|maggio|giugno|luglio|agosto|settembre|ottobre|novembre|dicembre",
+    "pt": "janeiro|fevereiro|março marco|abril|maio|junho|julho|agosto|setembro|outubro|novembro|dezembro",
+    "nl": "januari|februari|maart mrt|april|mei|juni|juli|augustus|september|oktober|november|december",
+    "sv": "januari|februari|mars|april|maj|juni|juli|augusti|september|oktober|november|december",
+    "da no": "januar|februar|marts mars|april|maj mai|juni|juli|august|september|oktober|november|desember december",
+    "pl": "styczeń stycznia|luty lutego|marzec marca|kwiecień kwietnia|maj maja|czerwiec czerwca|lipiec lipca"
+          "|sierpień sierpnia|wrzesień września|październik października|listopad listopada|grudzień grudnia",
+    "cs": "leden ledna|únor února|březen března|duben dubna|květen května|červen června|červenec července"
+          "|srpen srpna|září|říjen října|listopad listopadu|prosinec prosince",
+    "tr": "ocak|şubat|mart|nisan|mayıs|haziran|temmuz|ağustos|eylül|ekim|kasım|aralık",
+}
+#: The names of the days of the week (Monday first) in the same languages, which a date may start with,
+#: written as :data:`MONTH_NAMES` (with the two letters German and Dutch shorten them to: ``Di., 7. Mai``).
+WEEKDAY_NAMES = {
+    "en": "monday|tuesday|wednesday|thursday|friday|saturday|sunday",
+    "de": "montag mo|dienstag di|mittwoch mi|donnerstag do|freitag fr|samstag sonnabend sa|sonntag so",
+    "fr": "lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche",
+    "es": "lunes|martes|miércoles|jueves|viernes|sábado|domingo",
+    "it": "lunedì|martedì|mercoledì|giovedì|venerdì|sabato|domenica",
+    "pt": "segunda-feira|terça-feira|quarta-feira|quinta-feira|sexta-feira|sábado|domingo",
+    "nl": "maandag ma|dinsdag di|woensdag wo|donderdag do|vrijdag vr|zaterdag za|zondag zo",
+    "sv": "måndag|tisdag|onsdag|torsdag|fredag|lördag|söndag",
+    "da no": "mandag|tirsdag|onsdag|torsdag|fredag|lørdag|søndag",
+    "pl": "poniedziałek|wtorek|środa|czwartek|piątek|sobota|niedziela",
+    "cs": "pondělí|úterý|středa|čtvrtek|pátek|sobota|neděle",
+    "tr": "pazartesi|salı|çarşamba|perşembe|cuma|cumartesi|pazar",
+}
+#: A name shortened to fewer letters than this is no abbreviation of one: ``Ma`` begins March and May,
+#: ``On`` the Swedish Wednesday (``onsdag``) and the English preposition.
+_MIN_ABBREVIATION = 3
+#: A day written out, in the order a language writes it: the day first (``7 May 2024``, ``7. Mai 2024``,
+#: ``7 de mayo de 2024``, ``7 janv. 2024``) or the month (``May 7, 2024``), after a day's name or not
+#: (``Tuesday, May 7, 2024``, ``Di., 7. Mai 2024``); an ordinal's ending is left out before.
+_WORD = r"[^\W\d_][\w-]*"
+_WEEKDAY_PART = rf"(?:(?P<weekday>{_WORD})\.?,?\s+)?"
+_WRITTEN_DATES = (
+    re.compile(rf"{_WEEKDAY_PART}(?P<day>\d{{1,2}})\.?\s+(?:de\s+)?(?P<month>{_WORD})\.?,?\s+(?:del?\s+)?(?P<year>\d{{4}})",
+               re.IGNORECASE),
+    re.compile(rf"{_WEEKDAY_PART}(?P<month>{_WORD})\.?\s+(?P<day>\d{{1,2}}),?\s+(?P<year>\d{{4}})", re.IGNORECASE),
+)
+#: A day with the year first (``2024/05/07``: no one writes year, day, month); ``05/07/2024`` says not
+#: which month it means (7 May or 5 July).
+_YEAR_FIRST_DATE = "%Y/%m/%d"
+#: An ordinal's ending after a day's number (``May 7th, 2024``, ``21st March 2024``, French ``1er mai``,
+#: Spanish and Portuguese ``1º de maio``).
+_ORDINAL = re.compile(r"(?<=\d)(?:st|nd|rd|th|er|º)\b", re.IGNORECASE)
 #: An RFC 2822 (e-mail, RSS, HTTP) date and time: ``Tue, 07 May 2024 10:00:00 GMT``.
 _RFC_2822_DATE = re.compile(r"(?:[a-z]{3},\s*)?\d{1,2} [a-z]{3} \d{4} \d{2}:\d{2}\b.*", re.IGNORECASE)
 #: The days a CMS writes for "no date": the zero time of Go and .NET, of Unix, of SQL Server.
@@ -484,13 +532,47 @@ def _parsed_date(value: str) -> _dt.date | _dt.datetime | None:
             return email.utils.parsedate_to_datetime(value)
     except ValueError:
         return None
-    day = _ORDINAL.sub("", _WEEKDAY.sub("", value))
-    for text_format in _TEXT_DATE_FORMATS:
-        try:
-            return _dt.datetime.strptime(day, text_format).date()
-        except ValueError:
-            continue
+    try:
+        return _written_date(_ORDINAL.sub("", value)) or _dt.datetime.strptime(value, _YEAR_FIRST_DATE).date()
+    except ValueError:
+        return None
+
+
+def _written_date(value: str) -> _dt.date | None:
+    """A day written out with its month's name (:data:`_WRITTEN_DATES`), in one of :data:`MONTH_NAMES`'
+    languages, or None. Raises ValueError for a day its month has not (``May 32, 2024``)."""
+    for written in _WRITTEN_DATES:
+        found = written.fullmatch(value)
+        month = found and _numbered(found["month"], _MONTHS)
+        if month and (found["weekday"] is None or _numbered(found["weekday"], _WEEKDAYS)):
+            return _dt.date(int(found["year"]), month, int(found["day"]))
     return None
+
+
+def _numbered(name: str, numbers: dict[str, int]) -> int | None:
+    """The number of the month or day ``name`` names, of ``numbers`` (:data:`_MONTHS`, :data:`_WEEKDAYS`):
+    by one of its forms, or a beginning of forms of that one only (``Okt``, ``janv``, ``Tue``; not ``jui``,
+    June's and July's in French), or None."""
+    folded = _folded(name)
+    if folded in numbers:
+        return numbers[folded]
+    named = {number for form, number in numbers.items() if form.startswith(folded)}
+    return named.pop() if len(named) == 1 and len(folded) >= _MIN_ABBREVIATION else None
+
+
+def _folded(name: str) -> str:
+    """A name case folded, the Turkish dotless and dotted i made i (``MAYIS`` is ``Mayıs``)."""
+    return name.replace("İ", "i").replace("ı", "i").casefold()
+
+
+def _numbers(names: dict[str, str]) -> dict[str, int]:
+    """Every form (folded) in a table of names such as :data:`MONTH_NAMES`, and the number (from 1) of
+    the month or day it names."""
+    return {_folded(form): number for language in names.values()
+            for number, forms in enumerate(language.split("|"), 1) for form in forms.split()}
+
+
+_MONTHS, _WEEKDAYS = _numbers(MONTH_NAMES), _numbers(WEEKDAY_NAMES)
 
 
 def _parsed_iso_date(value: str) -> _dt.date | _dt.datetime:

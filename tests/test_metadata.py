@@ -147,11 +147,33 @@ def test_a_day_written_as_pages_write_it(value, date):
 
 
 @pytest.mark.parametrize("value", [
+    "7. Mai 2024", "Dienstag, 7. Mai 2024", "Di., 7. Mai 2024", "7 mai 2024", "mardi 7 mai 2024",
+    "7 de mayo de 2024", "martes, 7 de mayo del 2024", "7 maggio 2024", "7 de maio de 2024", "7 mei 2024",
+    "7 maj 2024", "7. maj 2024", "7 maja 2024", "7. května 2024", "7 Mayıs 2024", "7 MAYIS 2024", "MAY 7, 2024",
+])
+def test_a_day_written_out_in_another_language(value):
+    assert read_metadata(page(f'<meta name="date" content="{value}">')).date == "2024-05-07"
+    assert read_metadata(page(body=f"<article><time>{value}</time></article>")).date == "2024-05-07"
+
+
+@pytest.mark.parametrize("value, date", [
+    ("7. Okt. 2024", "2024-10-07"), ("7. Mrz. 2024", "2024-03-07"), ("7 janv. 2024", "2024-01-07"),
+    ("7 juil. 2024", "2024-07-07"), ("1er mai 2024", "2024-05-01"), ("1º de maio de 2024", "2024-05-01"),
+    ("7 mrt 2024", "2024-03-07"), ("7 czerwca 2024", "2024-06-07"), ("7. července 2024", "2024-07-07"),
+    ("Dec 19th 2025", "2025-12-19"), ("Fri 19 December, 2025", "2025-12-19"), ("Jul. 06, 2004", "2004-07-06"),
+])
+def test_a_month_abbreviated_or_inflected_and_commas_as_pages_place_them(value, date):
+    assert read_metadata(page(f'<meta name="date" content="{value}">')).date == date
+
+
+@pytest.mark.parametrize("value", [
     "05/07/2024",  # 5 July or 7 May?
     "yesterday", "2024-13-45", "1715076000000", "0000-00-00 00:00:00", "2024-W19", "2024",
     "0001-01-01T00:00:00Z", "1970-01-01T00:00:00Z",  # a CMS's "no date": Go's zero time, Unix time 0
     "9999-12-31",  # "never", and no publication date is in the future
     "2024/13/45", "Monday", "May 32nd, 2024", "2024-05-07 10:00:00 CEST",  # an abbreviated zone says no offset
+    "7 jui 2024",  # juin or juillet?
+    "31 juin 2024", "Published 7 May 2024", "On 7 May 2024", "7 Mayday 2024", "7 Ma 2024",
 ])
 def test_a_date_that_is_no_readable_day_is_none_and_the_next_source_is_read(value):
     assert read_metadata(page(f'<meta name="date" content="{value}">')).date is None
