@@ -3,8 +3,8 @@ what publishers put in the HTML for search engines and social networks.
 
 Each field is looked up in sources in order of how deliberately publishers fill them: schema.org
 JSON-LD and Open Graph first (written for machines), then ``<meta>`` names, then the visible page
-(``<title>``, ``<h1>``, ``<time>``, ``rel=author``). The first value the field can hold wins (a date
-that says no day passes to the next source); a field no source gives is None. The fields' rules are in
+(``<title>``, ``<h1>``, ``<time>``, ``rel=author``, a ``byline``). The first value the field can hold
+wins (a date that says no day passes to the next source); a field no source gives is None. The fields' rules are in
 docs/api.md. Only the HTML and its URL are read (never the network), or for a collected page without
 HTML what the collector recorded of it (:func:`collected_metadata`).
 """
@@ -137,8 +137,11 @@ _AUTHORS_SEPARATOR = re.compile(r"\s*;\s*|\s+(?:and|&|und|et|y|e)\s+")
 _PERSON = "Person"
 #: The parts of a schema.org Person's name, in the order a byline writes them, for a Person without a ``name``.
 _PERSON_NAME_PARTS = ("givenName", "additionalName", "familyName")
-#: A byline meta (NYT's ``byl``) often starts with this word, and a byline's label with a colon.
-_BY_PREFIX = re.compile(r"^\s*by\b[\s:]*", re.IGNORECASE)
+#: A byline (NYT's ``byl`` meta, a byline's text) often starts with this word, and a byline's label with a
+#: colon: ``By``, ``Posted by``, German ``Von``, French ``Par``, Spanish and Portuguese ``Por``, Dutch
+#: ``Door``; the latter only before a name of two words or more (``Von Miller`` is a name).
+_BY_PREFIX = re.compile(r"^\s*(?:(?:posted\s+|written\s+)?by\b|(?:von|par|por|door)\b(?=\s+\S+\s+\S))[\s:]*",
+                        re.IGNORECASE)
 _SPACES = re.compile(r"\s+")
 #: The page's ``<title>``, not an inline SVG icon's (which names the icon: a page without a title of its
 #: own, such as an article's HTML fragment, would be titled "Share").
@@ -163,6 +166,31 @@ NOT_NAMES = frozenset({
     "author archive", "authors", "editor", "google profile", "guest", "staff", "unknown", "view profile",
     "view my complete profile", "webmaster",
 })
+#: The classes of a byline that names its authors in plain text, not links (``<p class="byline">By Jane
+#: Doe</p>``, ``<span class="author">``): the benchmarks' pages' most common, WordPress's and h-entry's.
+BYLINE_CLASSES = ("byline", "byline-name", "byline-author", "author", "author-name", "article-author", "post-author",
+                  "entry-author", "the-author", "p-author")
+_PLAIN_BYLINE = ", ".join(f".{name}" for name in BYLINE_CLASSES)
+#: Where a plain byline's first name ends: what it is and its date follow (``By Jane Doe, Staff Writer``,
+#: ``Jane Doe | May 7, 2024``, ``Jane Doe (Oslo)``, a photo credit's ``Jane Doe /``).
+_BYLINE_NAME_END = re.compile(r"\s*[,|(\u2022\u00b7]|\s/|\s[-\u2013\u2014]\s")
+#: A name in a plain byline has at most this many words (``Jane E. de Doe``): a longer capitalised text
+#: there is a title.
+MAX_NAME_WORDS = 4
+#: Words no person's name holds, case aside, which a plain byline's desk, role or publication has
+#: (``Globe Staff``, ``Sports Network``, ``Staff Writer``), or a link there (``View Comments``, ``About
+#: Jane Doe``, ``The Author``); a byline's two names joined by ``AND`` in capitals are not parted.
+NOT_NAME_WORDS = frozenset({
+    "staff", "desk", "team", "editor", "editors", "writer", "reporter", "correspondent", "contributor", "columnist",
+    "news", "press", "editorial", "media", "newsroom", "sports", "network", "weekly", "magazine", "newspaper",
+    "comments", "view", "search", "author", "about", "and",
+})
+#: Nor does it hold a digit (a date after it: ``Jane Doe 7 May``), a colon (a label: ``Search Site:``) or a
+#: possessive (``People's Weekly``, ``NBC's Jane Doe``).
+_NOT_NAME_CHARACTERS = re.compile(r"[\d:]|['\u2019]s\b")
+#: An element of the page's comments (WordPress's ``comment-author``, a thread's ``.author``), by its class
+#: or id: a commenter is no author.
+_COMMENT = re.compile(r"comment", re.IGNORECASE)
 #: An HTML tag in a JSON-LD text (``"author": "<a href=/jane>Jane Doe</a>"``), which is no markup there;
 #: a ``<`` not followed by a tag name is text (``x < y``).
 _TAG = re.compile(r"</?[a-z][^<>]*>", re.IGNORECASE)
@@ -207,7 +235,8 @@ def read_metadata(html: str, url: str | None = None) -> Metadata:
     return Metadata(
         title=_first(_shown_headline(_ld_text(article.get("headline")), page_title, heading), page_title, heading),
         author=_first_authors(not_authors, _ld_authors(json_ld), *(meta_lists.get(name, []) for name in AUTHOR_META_NAMES),
-                              *(_byline(tree, selector, not_authors) for selector in ("[rel~=author]", "[itemprop=author]"))),
+                              *(_byline(tree, selector, not_authors) for selector in ("[rel~=author]", "[itemprop=author]")),
+                              _plain_byline(tree, not_authors)),
         date=_first_valid(
             _iso_date, _ld_text(article.get("datePublished")), _ld_text(article.get("dateCreated")),
             *(meta.get(name) for name in DATE_META_NAMES), *_dates(tree, "[itemprop=datePublished]"), _url_date(url),
@@ -377,8 +406,54 @@ def _byline(tree: Any, selector: str, not_authors: frozenset[str]) -> list[str]:
     those beside it (under its parent: ``By <a>Jane Doe</a> and <a>John Roe</a>``). Elsewhere a page
     links its other stories' authors and its profile pages ("View my complete profile")."""
     nodes = tree.css(selector)
-    first = next((node for node in nodes if _names(node.text(deep=True), not_authors)), None)
-    return [node.text(deep=True) for node in nodes if first is not None and node.parent == first.parent]
+    first = next((node for node in nodes if _names(_author_text(node), not_authors)), None)
+    return [_author_text(node) for node in nodes if first is not None and node.parent == first.parent]
+
+
+def _author_text(node: Any) -> str | None:
+    """An author element's name: of the ``itemprop="name"`` it holds (a schema.org Person's, whose element
+    also holds a job title, a bio, a "Follow" button, a forum's badges) its ``content`` or text, else its text."""
+    name = node.css_first("[itemprop~=name]")
+    return _first(*((name.attributes.get("content"), name.text(deep=True)) if name is not None else ()),
+                  node.text(deep=True))
+
+
+def _plain_byline(tree: Any, not_authors: frozenset[str]) -> list[str]:
+    """The names a byline written as plain text gives (an element of :data:`BYLINE_CLASSES` outside the
+    comments), each looking like a person's (:func:`_plain_names`). When several such elements name
+    someone, one's names hold all the others' (a byline and its inner ``.author``, a byline at the
+    article's top and at its end): otherwise they are a list's (stories, photo credits), none the byline."""
+    found = [names for node in tree.css(_PLAIN_BYLINE) if not _in_comments(node)
+             for names in [_plain_names(node.text(deep=True, separator=" "), not_authors)] if names]
+    byline = max(found, key=len, default=[])
+    letters = {_letters(name) for name in byline}
+    return byline if all({_letters(name) for name in names} <= letters for names in found) else []
+
+
+def _plain_names(text: str, not_authors: frozenset[str]) -> list[str]:
+    """The names a plain byline's text starts with, without its "By" and what follows its first name
+    (:data:`_BYLINE_NAME_END`): ``By Jane Doe and John Roe | May 7`` names two. None unless each looks
+    like a person's full name of at most :data:`MAX_NAME_WORDS` words without a digit or one of
+    :data:`NOT_NAME_WORDS` or an English day's name, the date line's (not ``Globe Staff``, ``May 7, 2024``,
+    ``Jane Doe Monday``, ``SEROLOGY: IT'S IN THE BLOOD``): other languages' days are also names (Domingo,
+    Sobota)."""
+    names = _names(_BYLINE_NAME_END.split(_BY_PREFIX.sub("", text), 1)[0], not_authors)
+    return names if all(map(_is_plain_name, names)) else []
+
+
+def _is_plain_name(name: str) -> bool:
+    words = name.split()
+    return (_is_full_name(name) and len(words) <= MAX_NAME_WORDS and not _NOT_NAME_CHARACTERS.search(name)
+            and not {word.casefold() for word in words} & (NOT_NAME_WORDS | _ENGLISH_WEEKDAYS))
+
+
+def _in_comments(node: Any) -> bool:
+    """Whether an element is in the page's comments: it or an ancestor has a class or id naming them."""
+    while node is not None:
+        if _COMMENT.search(" ".join(filter(None, (node.attributes.get("class"), node.attributes.get("id"))))):
+            return True
+        node = node.parent
+    return False
 
 
 def _dates(tree: Any, selector: str) -> Iterator[str | None]:
@@ -573,6 +648,7 @@ def _numbers(names: dict[str, str]) -> dict[str, int]:
 
 
 _MONTHS, _WEEKDAYS = _numbers(MONTH_NAMES), _numbers(WEEKDAY_NAMES)
+_ENGLISH_WEEKDAYS = frozenset(WEEKDAY_NAMES["en"].split("|"))
 
 
 def _parsed_iso_date(value: str) -> _dt.date | _dt.datetime:

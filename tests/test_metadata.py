@@ -281,6 +281,50 @@ def test_a_byline_naming_several_names_each(value, author):
     assert read_metadata(page(f'<meta name="byl" content="{value}">')).author == author
 
 
+@pytest.mark.parametrize("byline, author", [
+    ('<p class="byline">By Jane Doe</p>', "Jane Doe"),
+    ('<span class="author">Jane Doe</span>', "Jane Doe"),
+    ('<div class="author-name">Jane Doe</div>', "Jane Doe"),
+    ('<p class="byline">Posted by Jane Doe, Garden Editor | May 7, 2024</p>', "Jane Doe"),
+    ('<p class="byline">By JANE DOE and JOHN ROE</p>', "JANE DOE; JOHN ROE"),
+    ('<div class="byline">By <span class="author">Jane Doe</span> and <span class="author">John Roe</span></div>',
+     "Jane Doe; John Roe"),
+    ('<p class="byline">Von Jane Doe</p>', "Jane Doe"), ('<p class="byline">Par Jane Doe</p>', "Jane Doe"),
+    ('<p class="byline">Por María López</p>', "María López"), ('<p class="byline">Door Jan Jansen</p>', "Jan Jansen"),
+    # the byline at the article's top and its end
+    ('<p class="byline">By Jane Doe</p><p>Text.</p><footer class="byline">Jane Doe</footer>', "Jane Doe"),
+])
+def test_a_byline_in_plain_text(byline, author):
+    assert read_metadata(page(body=f"<article><h1>Harbor strike ends</h1>{byline}<p>Text.</p></article>")).author == author
+
+
+@pytest.mark.parametrize("byline", [
+    '<p class="byline">Globe Staff</p>', '<p class="byline">Updated: May 7, 2024</p>',
+    '<span class="author">Staff Writer</span>', '<span class="author">Sports Network</span>',
+    '<span class="author">Jane</span>',  # one word: a name or any word
+    '<p class="author">SEROLOGY: IT\'S IN THE BLOOD</p>', '<p class="author">The Philosopher Kings Of Hedging</p>',
+    '<p class="byline">NBC\'s Jane Doe</p>', '<a class="author">View Comments</a>', '<p class="byline">Jane Doe Monday</p>',
+    # photo credits or a list of stories: several people, none the byline
+    '<span class="byline">Jane Doe /</span><span class="byline">John Roe /</span>',
+    # a commenter is no author
+    '<ol class="comments"><li><span class="author">Jane Doe</span></li></ol>',
+])
+def test_a_plain_byline_names_a_person_or_no_one(byline):
+    assert read_metadata(page(body=f"<article><h1>Harbor strike ends</h1>{byline}<p>Text.</p></article>")).author is None
+
+
+def test_von_before_a_single_name_is_the_name():
+    assert read_metadata(page('<meta name="author" content="Von Miller">')).author == "Von Miller"
+
+
+def test_an_author_elements_schema_org_name_not_its_job_title_or_badges():
+    person = ('<div itemprop="author" itemscope itemtype="https://schema.org/Person"><span itemprop="name">Jane Doe'
+              '</span> <span itemprop="jobTitle">Garden Editor</span> <button>Follow</button></div>')
+    assert read_metadata(page(body=person)).author == "Jane Doe"
+    meta_name = '<div itemprop="author" itemscope><meta itemprop="name" content="Jane Doe"><b>12,345 points</b></div>'
+    assert read_metadata(page(body=meta_name)).author == "Jane Doe"
+
+
 @pytest.mark.parametrize("value", [
     "jane.doe@gazette.test", "By", "by:", "Staff", "admin", "Author:", "View Profile", "View my complete profile",
     "Google profile", "About us",
