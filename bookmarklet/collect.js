@@ -16,6 +16,8 @@
  *   1. walkRenderedTree  visit the flat tree (open shadow roots and their slots included) in document
  *                        order, skipping what is not rendered or hidden, and hand each visible text node
  *                        to the block it belongs to: its nearest block-level ancestor by computed display.
+ *                        A page of more than MAX_BLOCKS blocks is refused as soon as the walk finds one
+ *                        more: sitewiseCollect throws an Error named PageRefused (see "Refusing a page").
  *   2. describeBlock     for each block with text: text, tag, path, selector, box, style, link_chars, attrs.
  *   3. readMetadata      url, canonical_url, titles, descriptions, lang, viewport.
  *
@@ -54,6 +56,12 @@
  * display:contents is transparent. A block keeps only its own text: a nested block is a block of its
  * own, and the parent's text on either side of it is joined with a space. Blocks come in the order of their first visible text.
  *
+ * Refusing a page: sitewise takes at most MAX_BLOCKS blocks a page (sitewise.page.MAX_BLOCKS), so a page
+ * with more (a thread of 30,000 comments, an endless listing) is refused by the walk, before any block is
+ * described or sent: the error's name is PageRefused and its message the reason, which the bookmarklet
+ * shows the reader and sitewise.collect reports as the page's failure. It is refused rather than cut at
+ * MAX_BLOCKS: the article may lie past the cut, and a cut page would teach rules from a page that is not.
+ *
  * Pristine built-ins: the script runs inside pages that patch JavaScript's and the DOM's built-ins.
  * Prototype.js 1.6 adds Array.prototype.toJSON (JSON.stringify then writes every array as a string),
  * polyfills replace Array.prototype.push, String.prototype.trim, Math.round, window.getComputedStyle or
@@ -72,6 +80,10 @@
   var FORMAT_VERSION = 1;
   // The server drops larger serialized DOMs anyway (sitewise.page.MAX_HTML_CHARS).
   var MAX_HTML_CHARS = 2000000;
+  // sitewise.page.MAX_BLOCKS: the server and sitewise.collect refuse a page of more blocks.
+  var MAX_BLOCKS = 20000;
+  // The name of the Error that refuses a page (see "Refusing a page").
+  var PAGE_REFUSED = "PageRefused";
   // sitewise.page.STYLE_PROPERTIES, same order: the computed properties that tell blocks apart.
   var STYLE_PROPERTIES = [
     "display", "position", "float", "font-family", "font-size", "font-weight", "font-style",
@@ -131,6 +143,7 @@
   var CLIP_PATH_INSET = regExp(/^inset\(\s*([\d.]+)%/);
   var PIXEL_LENGTH = regExp(/^-?[\d.]+(e-?\d+)?px$/);
   var QUOTES_AROUND = regExp(/^["']|["']$/g);
+  var THOUSANDS = regExp(/\B(?=(\d{3})+$)/g);
 
   function sitewiseCollect(options) {
     options = options || {};
@@ -162,7 +175,8 @@
 
   // Visits the flat tree depth-first with an explicit stack (deep DOMs must not overflow the call
   // stack). Each element gets a context: the block record its inline text goes to, whether it is
-  // inside a link, the carried attributes, and whether its own text is visible.
+  // inside a link, the carried attributes, and whether its own text is visible. Throws PageRefused as
+  // soon as a block past MAX_BLOCKS has text: nothing after it is walked.
   function walkRenderedTree(root) {
     var styles = new realm.Map();
     function styleOf(element) {
@@ -192,8 +206,16 @@
       } catch (error) {
         // Skip this node (and its subtree); the rest of the page is still collected.
       }
+      if (records.length > MAX_BLOCKS) throw tooManyBlocks();
     }
     return {records: records, styleOf: styleOf};
+  }
+
+  function tooManyBlocks() {
+    var max = thousands(MAX_BLOCKS);
+    var error = new realm.Error("the page has more than " + max + " text blocks; sitewise accepts at most " + max);
+    error.name = PAGE_REFUSED;
+    return error;
   }
 
   function addText(node, context, records) {
@@ -666,7 +688,7 @@
     return {
       Array: global.Array, Map: global.Map, Set: global.Set, Object: global.Object, JSON: global.JSON,
       Math: global.Math, RegExp: global.RegExp, String: global.String, Function: global.Function,
-      Boolean: global.Boolean, Date: global.Date, URL: global.URL, parseFloat: global.parseFloat,
+      Boolean: global.Boolean, Date: global.Date, Error: global.Error, URL: global.URL, parseFloat: global.parseFloat,
       isNaN: global.isNaN, CSS: global.CSS, getComputedStyle: global.getComputedStyle,
       Document: global.Document, DocumentFragment: global.DocumentFragment, Element: global.Element,
       CSSStyleDeclaration: global.CSSStyleDeclaration
@@ -697,6 +719,11 @@
 
   function round1(value) {
     return round(value * 10) / 10;
+  }
+
+  // 20000 -> "20,000".
+  function thousands(count) {
+    return stringReplace("" + count, THOUSANDS, ",");
   }
 
   window.sitewiseCollect = sitewiseCollect;

@@ -6,7 +6,8 @@
  * Phases of a run:
  *   1. collect    window.sitewiseCollect() records the page's text blocks and hands back each block's
  *                 element. Blocks inside editable regions are dropped: the reader's own typing is never
- *                 sent.
+ *                 sent. A page of more blocks than the server takes (20,000) is refused by collect.js
+ *                 before its blocks are described: the panel says why, and nothing is sent.
  *   2. upload     POST /api/pages (gzip when the browser can), no cookies (credentials: "omit"). The page
  *                 goes in collect.js' style-table form (each distinct style once), which the server
  *                 expands: a block costs ~270 bytes instead of ~930, so a page of the most blocks the
@@ -76,6 +77,8 @@
   // A selected passage the page repeats word for word is shown once when it has at least this many
   // words: sitewise.learn.rules.MIN_REPEAT_WORDS, so the highlight is what apply_rules gives.
   var MIN_REPEAT_WORDS = 4;
+  // The name of collect.js' Error that refuses a page (more blocks than the server takes): its message says why.
+  var PAGE_REFUSED = "PageRefused";
   // Whitespace as Python's \s and str.strip see it (apply_rules compares passages with these spaces
   // collapsed): JavaScript's \s lacks U+001C-U+001F and U+0085 and has U+FEFF.
   var PYTHON_SPACES = builtins.regExp(/[\t-\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+/g);
@@ -128,7 +131,11 @@
     if (typeof window.sitewiseCollect !== "function") {
       return Promise.reject(new Error("the collector (collect.js) did not load"));
     }
-    page = window.sitewiseCollect({collector: "bookmarklet", styleTable: true, elements: elements});
+    try {
+      page = window.sitewiseCollect({collector: "bookmarklet", styleTable: true, elements: elements});
+    } catch (error) {
+      return Promise.reject(error);  // said in the panel (fail), not thrown at the page
+    }
     dropEditableBlocks();
     state.site = siteOf(page.url);
     state.blocks = page.blocks.length;
@@ -812,9 +819,13 @@
   }
 
   function fail(error) {
-    state.error = error && error.cspBlocked
-      ? "This page's Content-Security-Policy does not let sitewise talk to " + SERVER + ", so nothing could be sent or highlighted here."
-      : "sitewise failed: " + (error && error.message ? error.message : String(error));
+    if (error && error.cspBlocked) {
+      state.error = "This page's Content-Security-Policy does not let sitewise talk to " + SERVER + ", so nothing could be sent or highlighted here.";
+    } else if (error && error.name === PAGE_REFUSED) {
+      state.error = "sitewise stopped: " + error.message + ". Nothing was sent or highlighted.";
+    } else {
+      state.error = "sitewise failed: " + (error && error.message ? error.message : String(error));
+    }
     if (panel && !closed) panel.render();
   }
 

@@ -116,6 +116,9 @@ MAX_DOCUMENTS = 10
 FIRST_ERROR_STATUS = 400
 #: Document types that are web pages; any other (an image, JSON, plain text, XML) has no page to collect.
 PAGE_TYPES = ("text/html", "application/xhtml+xml")
+#: How collect.js refuses a page (one of more than sitewise.page.MAX_BLOCKS blocks): it throws an Error
+#: with this name, whose message is the reason, said as it is.
+PAGE_REFUSED = "PageRefused"
 #: Error messages from Playwright carry a long call log; one line is enough to say what failed.
 _FIRST_LINE = re.compile(r"[^\n]*")
 
@@ -760,7 +763,11 @@ class _Tab:
         answer = await self._evaluate_in(document, f"({evaluate_js})({json.dumps(options)})")
         if "exceptionDetails" in answer:
             details = answer["exceptionDetails"]
-            raise RuntimeError(f"collect.js failed: {details.get('exception', {}).get('description') or details.get('text')}")
+            description = str(details.get("exception", {}).get("description") or details.get("text"))
+            name, _, reason = description.partition(": ")
+            if name == PAGE_REFUSED:
+                raise RuntimeError(reason)
+            raise RuntimeError(f"collect.js failed: {description}")
         status, document_type, milliseconds, json_text = answer["result"]["value"].split(" ", 3)
         _check_document(int(status), document_type)
         data = expand_style_table(json.loads(json_text))

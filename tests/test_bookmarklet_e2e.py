@@ -15,7 +15,7 @@ from bookmarklet_support import (
 from sitewise.server import create_app
 from server_support import settings_for
 from sitewise.learn.rules import apply_rules, count_words
-from sitewise.page import STYLE_PROPERTIES
+from sitewise.page import MAX_BLOCKS, STYLE_PROPERTIES
 from sitewise.sample_site import SampleSite
 from sitewise.store import Store
 
@@ -456,6 +456,21 @@ def test_a_page_of_the_most_blocks_accepted_is_uploaded_and_extracted(tab, serve
     stored = next(store.pages("127.0.0.1"))
     assert len(stored.blocks) == 20_000 and stored.blocks[-1].style == stored.blocks[-2].style
     assert stored.blocks[-1].style["display"] == "block" and len(stored.blocks[-1].style) == len(STYLE_PROPERTIES)
+
+
+def test_a_page_of_more_blocks_than_accepted_is_refused_in_the_panel_and_not_sent(tab, server, store):
+    comments = "".join(f"<p>Comment {i}</p>" for i in range(MAX_BLOCKS + 1))
+    html = f"<!DOCTYPE html><html><head><title>Thread</title></head><body>{comments}</body></html>"
+    posted = []
+    tab.on("request", lambda request: request.method == "POST" and posted.append(request.url))
+    with serve_html({"/thread": ("", html)}) as site:
+        tab.goto(site + "/thread")
+        state = click_bookmarklet(tab, server)
+    refusal = ("sitewise stopped: the page has more than 20,000 text blocks; sitewise accepts at most 20,000. "
+               "Nothing was sent or highlighted.")
+    assert state["error"] == refusal and state["upload"] is None and state["blocks"] == 0, state
+    assert refusal in panel_text(tab)
+    assert posted == [] and store.page_count("127.0.0.1") == 0
 
 
 def test_an_extract_request_over_the_body_limit_is_sent_again_without_the_html(tab, store, tmp_path):

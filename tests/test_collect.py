@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import select
 import socket
 import threading
@@ -594,6 +595,53 @@ def test_noscript_content_shows_only_when_scripts_are_off(collector):
     assert texts(collector.collect_stored("http://ns.test/", body)) == ["always"]
     with Collector(workers=1, javascript=False) as unscripted:
         assert texts(unscripted.collect_stored("http://ns.test/", body)) == ["always", "enable JavaScript"]
+
+
+# -- the block cap ---------------------------------------------------------------------------------
+
+#: What collect.js says of a page past sitewise.page.MAX_BLOCKS.
+TOO_MANY_BLOCKS = "the page has more than 20,000 text blocks; sitewise accepts at most 20,000"
+
+
+def thread_of(comments: int) -> bytes:
+    """A page of ``comments`` one-line blocks (a long comment thread)."""
+    return ("<!DOCTYPE html><title>Thread</title>" + "".join(f"<p>Comment {i}</p>" for i in range(comments))).encode()
+
+
+@pytest.mark.parametrize("name", ["MAX_BLOCKS", "MAX_HTML_CHARS"])
+def test_collect_js_knows_the_page_formats_limits(name):
+    mirrored = re.search(rf"var {name} = (\d+);", collect_js_source())
+    assert mirrored and int(mirrored.group(1)) == getattr(sitewise.page, name)
+
+
+def test_a_page_of_more_blocks_than_accepted_is_refused_and_the_others_go_on(collector):
+    over, small, full = collector.run_many([
+        StoredPage("http://over.test/", thread_of(MAX_BLOCKS + 1)),
+        StoredPage("http://small.test/", b"<p>Short</p>"),
+        StoredPage("http://full.test/", thread_of(MAX_BLOCKS)),
+    ], progress=False)
+    assert over.page is None and over.error.message == TOO_MANY_BLOCKS
+    assert texts(small.page) == ["Short"]
+    assert full.error is None and len(full.page.blocks) == MAX_BLOCKS
+    print(f"{MAX_BLOCKS + 1} blocks refused in {over.seconds:.2f} s; {MAX_BLOCKS} collected in {full.seconds:.2f} s")
+
+
+def test_collect_js_stops_walking_at_the_first_block_past_the_cap():
+    from playwright.sync_api import sync_playwright
+
+    # Past the cap, a block notes when the walk reads it (collect.js reads nodes' own properties as the page has them).
+    after = "<p id=after>After</p><script>Object.defineProperty(after, 'shadowRoot', {get() { window.walked = true; }})</script>"
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=list(CHROMIUM_ARGS))
+        try:
+            page = browser.new_page()
+            page.set_content(thread_of(MAX_BLOCKS + 1).decode() + after)
+            page.evaluate(collect_js_source())
+            refusal = page.evaluate("""() => { try { window.sitewiseCollect({}); } catch (error) {
+                return [error.name, error.message, window.walked || false]; } }""")
+        finally:
+            browser.close()
+    assert refusal == ["PageRefused", TOO_MANY_BLOCKS, False]
 
 
 # -- live pages ------------------------------------------------------------------------------------
