@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sitewise.api import extract_article, markup_chars, readable_html
+from sitewise.api import extract_article, favor_of, markup_chars, readable_html
 from sitewise.errors import InputError
 from sitewise.page import Page, PageError, host_of
 from sitewise.pipeline import Article
@@ -55,7 +55,8 @@ def find_article(page: Page | None, html: str | None, site: str | None, url: str
 
 def extract_request(data: Any) -> dict[str, Any]:
     """Answer an extraction request: ``{"page": {...}}`` and/or ``{"html": "...", "url": "..."}``, and
-    ``"include_comments": true`` to keep an article's comment thread where it scores as content.
+    ``"include_comments": true`` to keep an article's comment thread where it scores as content, and
+    ``"favor_precision": true`` or ``"favor_recall": true`` for the fallback's reading that favours it.
 
     The answer is ``sitewise.extract(..., output="json")``'s for the same page (``sitewise.api.extract_article``,
     with the site's rules from the store), under the store's name of the site (an administrator may have
@@ -72,9 +73,12 @@ def extract_request(data: Any) -> dict[str, Any]:
     url = data.get("url")
     if url is not None and not isinstance(url, str):
         raise ApiError.bad_field("url", "must be a string")
-    include_comments = data.get("include_comments", False)
-    if not isinstance(include_comments, bool):
-        raise ApiError.bad_field("include_comments", "must be true or false")
+    include_comments, favor_precision, favor_recall = (
+        _flag(data, name) for name in ("include_comments", "favor_precision", "favor_recall"))
+    try:
+        favor = favor_of(favor_precision, favor_recall)
+    except InputError as exc:
+        raise ApiError.bad_field("(request)", str(exc)) from None
     if page is None and html is None:
         raise ApiError.bad_field("(request)", "give page (a collected page) or html")
     host = _host(url) if url else None  # (an empty url names no page, as none)
@@ -84,10 +88,18 @@ def extract_request(data: Any) -> dict[str, Any]:
     url = url or (page.url if page is not None else None)
     try:
         found = run_cpu_bound(extract_article, html, url, rules=rules, site_rules=True, page=page,
-                              mss_model=svc.settings.mss_model or None, include_comments=include_comments)
+                              mss_model=svc.settings.mss_model or None, include_comments=include_comments, favor=favor)
     except InputError as exc:  # the fallback's parser reads the page only in part (sitewise.mss.tokenize)
         raise ApiError.bad_field("html", str(exc)) from None
     return {**found.to_json(), "site": site, **_where_found(found.article)}
+
+
+def _flag(data: dict[str, Any], name: str) -> bool:
+    """A request's true-or-false field (false when absent), or 400 on it."""
+    value = data.get(name, False)
+    if not isinstance(value, bool):
+        raise ApiError.bad_field(name, "must be true or false")
+    return value
 
 
 def _check_extraction_cost(html: str) -> None:

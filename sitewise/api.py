@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     import urllib.error
 
     from .metadata import Metadata
+    from .mss.blockmodel import Favor
     from .page import Page
     from .pipeline import Article
     from .store import Store
@@ -120,7 +121,7 @@ class Extracted:
 
 def extract(
     html: str | bytes, url: str | None = None, *, rules: RulesSource = None, output: Output = "text",
-    include_comments: bool = False,
+    include_comments: bool = False, favor_precision: bool = False, favor_recall: bool = False,
 ) -> str:
     """The article of one page.
 
@@ -136,6 +137,8 @@ def extract(
     confidence).
     ``include_comments``: the fallback judges an article's comment thread like any other text instead
     of leaving it out (as trafilatura's option of that name; a site's rules select what they learned).
+    ``favor_precision`` / ``favor_recall`` (as trafilatura's): the fallback keeps only what it is surer of,
+    or more of what it is unsure of (one of the two at most; a site's rules select what they learned).
 
     A page without an article gives ``""`` (text, Markdown, HTML) or a JSON object whose ``text`` is ``""`` and
     whose ``reason`` says why. Raises :class:`InputError` for input that is not a readable page and
@@ -143,10 +146,20 @@ def extract(
     """
     if output not in OUTPUTS:
         raise InputError(f"output must be one of {', '.join(OUTPUTS)}, not {output!r}")
+    favor = favor_of(favor_precision, favor_recall)
     page_html = readable_html(html)
     # text, Markdown and HTML are the article alone: the page's metadata (a second parse) is read for JSON only
-    found = extract_article(page_html, url, rules=rules, metadata=output == "json", include_comments=include_comments)
+    found = extract_article(page_html, url, rules=rules, metadata=output == "json", include_comments=include_comments,
+                            favor=favor)
     return formatted(found, page_html, output)
+
+
+def favor_of(favor_precision: bool, favor_recall: bool) -> Favor:
+    """What the fallback's reading favours, from :func:`extract`'s two flags: "precision", "recall" or
+    None (balanced); :class:`InputError` for both."""
+    if favor_precision and favor_recall:
+        raise InputError("favor_precision and favor_recall ask for opposite readings: give one at most")
+    return "precision" if favor_precision else "recall" if favor_recall else None
 
 
 def extract_article(
@@ -159,6 +172,7 @@ def extract_article(
     metadata: bool = True,
     site_rules: bool = False,
     include_comments: bool = False,
+    favor: Favor = None,
 ) -> Extracted:
     """:func:`extract`'s answer before it is formatted. ``page_html``: the page as :func:`readable_html`
     gives it (checked and decoded once, by the caller, who formats the answer from it too), or None with a
@@ -169,13 +183,14 @@ def extract_article(
     unread (None), and the heading unsplit from the body;
     ``site_rules``: ``rules`` is the rule set a store or server gave for this page's site (already
     checked, and the site's own even when an administrator joined its domain to another);
-    ``include_comments``: as for :func:`extract`."""
+    ``include_comments``: as for :func:`extract`; ``favor``: "precision" or "recall" (:func:`favor_of`)."""
     from .metadata import Metadata
     from .pipeline import find_article
 
     site = site_for(url)
     rule_set, mismatch = (rules, "") if site_rules else _rules_for(rules, site)
-    article = find_article(page, page_html, rule_set, mss_model=mss_model, url=url, include_comments=include_comments)
+    article = find_article(page, page_html, rule_set, mss_model=mss_model, url=url, include_comments=include_comments,
+                           favor=favor)
     if mismatch and article.method == "mss":
         article.fallback_reason = mismatch
     found_metadata = _page_metadata(page_html, page, url) if metadata else Metadata()

@@ -20,6 +20,7 @@ from .page import Block, Page
 from .text import word_count
 
 if TYPE_CHECKING:
+    from .mss.blockmodel import Favor
     from .store import Store
     from .trust import AgreementPolicy
 
@@ -82,13 +83,13 @@ def _word_set(text: str) -> set[str]:
 
 def find_article(
     page: Page | None, html: str | None, rules: dict[str, Any] | None, *, mss_model: Any = None,
-    url: str | None = None, include_comments: bool = False,
+    url: str | None = None, include_comments: bool = False, favor: Favor = None,
 ) -> Article:
     """The article of a page: by ``rules`` (the site's current rule set) when given and confident,
     otherwise by MSS on the HTML (rebuilt from the blocks when only a collected page is at hand).
     ``url``: the page's address when only its HTML is at hand (one of the fallback's signals).
     ``include_comments``: MSS judges an article's comment thread like any other text instead of leaving
-    it out (rules select what they learned)."""
+    it out; ``favor``: MSS reads favouring "precision" or "recall" (rules select what they learned)."""
     fallback_reason = "site not learned"
     if rules is not None:
         by_rules = _by_rules(rules, page, html)
@@ -96,7 +97,7 @@ def find_article(
             return by_rules
         fallback_reason = f"rules did not apply: {by_rules.reason}"
     page_url = url or (page.url if page is not None else None)
-    article = _by_mss(page, html, mss_model, page_url, include_comments)
+    article = _by_mss(page, html, mss_model, page_url, include_comments, favor)
     article.fallback_reason = fallback_reason
     return article
 
@@ -136,17 +137,18 @@ def _by_rules(rules: dict[str, Any], page: Page | None, html: str | None) -> Art
     return article
 
 
-def _by_mss(page: Page | None, html: str | None, model: Any, url: str | None, include_comments: bool) -> Article:
+def _by_mss(page: Page | None, html: str | None, model: Any, url: str | None, include_comments: bool,
+            favor: Favor) -> Article:
     from .mss import extract_mss
 
     source = html or (page.html if page is not None else None) or rebuild_html(page)
     try:
-        result = extract_mss(source, model, url, include_comments)
+        result = extract_mss(source, model, url, include_comments, favor)
     except InputError:
         if html or page is None:
             raise  # the caller's own page: refused, never read in part
         # a stored page nested deeper than the fallback's parser reads: its blocks, as for one stored without HTML
-        result = extract_mss(rebuild_html(page), model, url, include_comments)
+        result = extract_mss(rebuild_html(page), model, url, include_comments, favor)
     article = Article(method="mss", text=result.text, body=result.text, span=list(result.span) if result.span else None,
                       reason=result.reason, confidence=result.confidence)
     if page is not None:

@@ -103,6 +103,25 @@ def test_an_articles_comment_thread_is_left_out_unless_asked_for():
     assert all(text in line_scorer.extract(html, include_comments=True).text for _, text in COMMENTS)
 
 
+@pytest.mark.parametrize("flags, favor", [
+    ({}, None), ({"favor_precision": True}, "precision"), ({"favor_recall": True}, "recall"),
+])
+def test_the_fallback_reads_favouring_what_it_is_asked_to(monkeypatch, flags, favor):
+    """As trafilatura's ``favor_precision`` and ``favor_recall``: the block model reads with its settings for it."""
+    from sitewise.mss.blockmodel import BlockModel
+
+    asked = []
+    favoring = BlockModel.favoring
+    monkeypatch.setattr(BlockModel, "favoring", lambda self, wanted: asked.append(wanted) or favoring(self, wanted))
+    answer = json.loads(sitewise.extract(blog_page(), url=URL, output="json", **flags))
+    assert asked == [favor] and answer["method"] == "mss" and answer["text"]
+
+
+def test_favouring_both_precision_and_recall_is_refused():
+    with pytest.raises(sitewise.InputError, match="favor_precision and favor_recall"):
+        sitewise.extract(blog_page(), url=URL, favor_precision=True, favor_recall=True)
+
+
 def test_learned_rules_find_the_article_with_its_heading_apart(sample_rules, story):
     rules = sample_rules
     url, sample = story

@@ -83,6 +83,22 @@ def test_include_comments_keeps_an_articles_thread(tmp_path, capsys):
     assert all(text in out for _, text in COMMENTS)
 
 
+def test_the_fallback_reads_favouring_precision_or_recall_when_asked(tmp_path, monkeypatch, capsys):
+    from sitewise.mss.blockmodel import BlockModel
+
+    page = tmp_path / "post.html"
+    page.write_text(blog_page(), encoding="utf-8")
+    asked = []
+    favoring = BlockModel.favoring
+    monkeypatch.setattr(BlockModel, "favoring", lambda self, wanted: asked.append(wanted) or favoring(self, wanted))
+    for flag in ("--favor-precision", "--favor-recall"):
+        assert main(["extract", str(page), "--url", URL, "--no-store", "--jobs", "1", flag]) == 0
+    assert asked == ["precision", "recall"]
+    with pytest.raises(SystemExit) as refused:  # argparse: not allowed with the other
+        main(["extract", str(page), "--no-store", "--favor-precision", "--favor-recall"])
+    assert refused.value.code == 2 and "not allowed with argument" in capsys.readouterr().err
+
+
 def test_stdin(sample_site, monkeypatch, capsys):
     page = sample_site.pages[sample_site.article_paths[0]]
     monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(page.html.encode("utf-8"))))

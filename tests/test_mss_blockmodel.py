@@ -226,6 +226,23 @@ def test_a_section_page_is_read_again_after_a_longer_introduction():
     assert not BlockModel(max_section_scant_words=100).select(probabilities, words, section=True)[3:].any()
 
 
+def test_a_reading_may_favour_precision_or_recall():
+    """An article of sure paragraphs, a caption between them the model is unsure of (0.45) and a related
+    story after them it is a little less sure of (0.42)."""
+    model = BlockModel()
+    probabilities = np.array([0.05, 0.9, 0.9, 0.45, 0.9, 0.42, 0.05])
+    words = np.array([20, 60, 60, 20, 60, 20, 20])
+    assert model.select(probabilities, words).tolist() == [False, True, True, True, True, False, False]
+    surer = model.favoring("precision")
+    assert surer.select(probabilities, words).tolist() == [False, True, True, False, True, False, False]
+    fuller = model.favoring("recall")
+    assert fuller.select(probabilities, words).tolist() == [False, True, True, True, True, True, False]
+    # the balanced model is itself, unchanged
+    assert model.favoring(None) is model and model.threshold == 0.5
+    with pytest.raises(ValueError, match="favor must be one of"):
+        model.favoring("speed")
+
+
 @pytest.mark.parametrize("url, declared, section", [
     ("https://shop.test/collections/rain-boots", (), True),
     ("https://news.test/", (), True),
@@ -462,6 +479,13 @@ def test_broken_model_files_are_refused_clearly(model, tmp_path):
         path.write_bytes(gzip.compress(json.dumps(broken).encode()))
         with pytest.raises(ModelError):
             load_model(path)
+
+
+def test_a_favoured_reading_keeps_the_trees_and_their_estimate(model):
+    surer = model.favoring("precision")
+    assert surer.members_ is model.members_ and surer.confidence_ is model.confidence_
+    X = np.random.default_rng(0).random((5, len(FEATURE_NAMES)))
+    assert np.array_equal(surer.predict_proba(X), model.predict_proba(X))
 
 
 def test_block_pipeline_finds_the_article_and_not_the_furniture(model):

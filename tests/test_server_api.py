@@ -419,6 +419,18 @@ def test_extract_keeps_an_articles_comment_thread_only_when_asked(client):
     assert all(text in asked["text"] for _, text in COMMENTS)
 
 
+def test_extract_reads_favouring_precision_or_recall_when_asked(client, monkeypatch):
+    from sitewise.mss.blockmodel import BlockModel
+
+    asked = []
+    favoring = BlockModel.favoring
+    monkeypatch.setattr(BlockModel, "favoring", lambda self, wanted: asked.append(wanted) or favoring(self, wanted))
+    for flag in ("favor_precision", "favor_recall"):
+        response = client.post("/api/extract", json={"html": blog_page(), "url": BLOG_URL, flag: True})
+        assert response.status_code == 200 and response.get_json()["method"] == "mss"
+    assert asked == ["precision", "recall"]
+
+
 def test_extract_names_the_article_blocks_of_a_collected_page(client):
     response = client.post("/api/extract", json={"page": story_page()})
     body = response.get_json()
@@ -531,6 +543,8 @@ def test_extract_of_a_page_without_html_reads_its_metadata_from_the_page(client)
         ({"html": "<p>x</p>", "url": "nohost"}, "url"),
         ({"page": story_page(), "url": "nohost"}, "url"),  # refused as the library refuses it
         ({"html": "<p>x</p>", "include_comments": "yes"}, "include_comments"),
+        ({"html": "<p>x</p>", "favor_recall": 1}, "favor_recall"),
+        ({"html": "<p>x</p>", "favor_precision": True, "favor_recall": True}, "(request)"),
         ({"page": with_change(story_page(), "blocks.0.text", "")}, "page.blocks[0].text"),
         ({"page": with_change(story_page(), "blocks.1.box.top", "x")}, "page.blocks[1].box"),
         ({"html": "<div>" * 20_000 + "words" + "</div>" * 20_000}, "html"),

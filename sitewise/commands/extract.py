@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
-from ..api import OUTPUTS, load_rules, site_for
+from ..api import OUTPUTS, favor_of, load_rules, site_for
 from .collect import check_timeout
 
 if TYPE_CHECKING:
@@ -58,6 +58,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--mss-model", help="MSS model file (default: configured or shipped, else the baseline)")
     parser.add_argument("--include-comments", action="store_true",
                         help="the fallback keeps an article's comment thread when it scores as content")
+    favor = parser.add_mutually_exclusive_group()
+    favor.add_argument("--favor-precision", action="store_true",
+                       help="the fallback keeps only what it is surer of (less boilerplate, some text missed)")
+    favor.add_argument("--favor-recall", action="store_true",
+                       help="the fallback keeps more of what it is unsure of (less text missed, more boilerplate)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="worker processes (default: one per core)")
     parser.add_argument("--progress", action="store_true", help="show the progress bar even when stderr is no terminal")
     parser.set_defaults(handler=run, store_hint="without the store: --no-store, --rules FILE or --server URL")
@@ -77,6 +82,8 @@ class Task:
     #: ``rules`` came from the store or server for this page's site (not from --rules)
     site_rules: bool = False
     include_comments: bool = False
+    #: What the fallback's reading favours ("precision", "recall"; None: balanced).
+    favor: str | None = None
     #: Why the page could not be rendered (a URL that did not load), when it could not.
     render_error: str | None = None
 
@@ -128,7 +135,8 @@ def _is_url(source: str) -> bool:
 
 
 def _task(source: str, args: argparse.Namespace, output: str) -> Task:
-    task = Task(source, args.url, None, output, args.mss_model, include_comments=args.include_comments)
+    task = Task(source, args.url, None, output, args.mss_model, include_comments=args.include_comments,
+                favor=favor_of(args.favor_precision, args.favor_recall))
     if _is_url(source):
         task.url = source
     elif source == STDIN:
@@ -209,7 +217,7 @@ def _extract(task: Task) -> dict[str, Any]:
         # the page's metadata (a second parse) only where it is printed: in JSON
         found = extract_article(html, task.url, rules=task.rules, page=task.page, mss_model=task.mss_model,
                                 metadata=task.output == "json", site_rules=task.site_rules,
-                                include_comments=task.include_comments)
+                                include_comments=task.include_comments, favor=task.favor)
     except (InputError, OSError) as exc:
         return {"source": task.source, "error": str(exc)}
     answer = {"source": task.source, **found.to_json()}

@@ -21,6 +21,7 @@ reader sees only one of them (out of sight, or made for another screen) leaves (
 """
 from __future__ import annotations
 
+import copy
 import functools
 import gzip
 import json
@@ -29,7 +30,7 @@ import re
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, Optional
 
 import numpy as np
 
@@ -72,6 +73,19 @@ MIN_SEGMENT_SHARE = 0.1
 #: Out of fold on wcxb-dev and on every untouched set, F1 rose steadily from 0.0 to 0.4 (wcxb-dev
 #: +0.005, dragnet +0.003, l3s-gn1 +0.002, CleanEval +0.001); above it wcxb-dev's listings lost.
 MIN_BLOCK_PROBABILITY = 0.4
+#: What a caller may favour (trafilatura's ``favor_precision`` and ``favor_recall``): the reading's settings
+#: for each in place of the balanced ones above. Out of fold on wcxb-dev and readability's pages, with the
+#: shipped trees on the sets training never sees (docs/mss.md, "Favouring precision or recall"):
+#: "precision" (P 0.6 to add to a run, 0.5 to stay in one) raised mean word precision by 0.006–0.011 on
+#: four sets (dragnet's 0.001) for 0.007–0.014 of recall; "recall" (0.4 and 0.3, and a run worth a
+#: twentieth of the best joins it) raised recall by 0.006–0.013 for 0.009–0.018 of precision; F1 moved
+#: by +0.002 to −0.007. Further (0.7 and 0.6; 0.3 and 0.2) cost up to 0.016 and 0.018 of F1.
+FAVORED_READINGS: dict[str, dict[str, float]] = {
+    "precision": {"threshold": 0.6, "min_block_probability": 0.5},
+    "recall": {"threshold": 0.4, "min_block_probability": 0.3, "min_segment_share": 0.05},
+}
+#: What a reading favours: one of :data:`FAVORED_READINGS`, or None for the balanced one.
+Favor = Optional[Literal["precision", "recall"]]
 
 
 #: A second, relaxed reading of the page. Where the first reading keeps something but next to nothing
@@ -267,6 +281,18 @@ class BlockModel:
         # (the estimate was fitted to this model's readings; the joined trees read much as it does)
         joined.confidence_ = self.confidence_
         return joined
+
+    def favoring(self, favor: Favor) -> "BlockModel":
+        """This model reading as ``favor`` asks (:data:`FAVORED_READINGS`): the same trees and estimate
+        with other decoding settings; itself for None."""
+        if favor is None:
+            return self
+        if favor not in FAVORED_READINGS:
+            raise ValueError(f"favor must be one of {', '.join(FAVORED_READINGS)} or None, not {favor!r}")
+        favored = copy.copy(self)
+        for name, value in FAVORED_READINGS[favor].items():
+            setattr(favored, name, value)
+        return favored
 
     def _weights_summing_to(self, total: float) -> list[float]:
         """The members' weights scaled to sum to ``total``."""

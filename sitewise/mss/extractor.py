@@ -21,7 +21,7 @@ import numpy as np
 from ..extractors import Document
 from ..gcpause import cyclic_gc_paused
 from ..mojibake import repair_mojibake
-from .blockmodel import BlockModel, page_blocks
+from .blockmodel import BlockModel, Favor, page_blocks
 from .boundaries import BOUNDARY_SCORE, closing_lines
 from .clean import CleanOptions, clean_dom, prune_block
 from .confidence import reading_facts
@@ -135,9 +135,11 @@ class MSS:
         return tokenize(cleaned, heading), repeats_headline
 
     @cyclic_gc_paused  # the token walk's allocations, as in BlockMSS.extract
-    def extract(self, html: str | bytes, url: str | None = None, include_comments: bool = False) -> MSSResult:
-        """The article of a page (``url`` is accepted for the block pipeline's sake and not used).
-        ``include_comments``: comment sections stay in the page and are scored like any other text."""
+    def extract(self, html: str | bytes, url: str | None = None, include_comments: bool = False,
+                favor: Favor = None) -> MSSResult:
+        """The article of a page (``url`` and ``favor`` are accepted for the block pipeline's sake and not
+        used: a token scorer has one reading). ``include_comments``: comment sections stay in the page and
+        are scored like any other text."""
         tokens, repeats_headline = self._anchored_tokens(html, include_comments)
         if not len(tokens):
             return MSSResult("", None, 0.0, reason="no tokens")
@@ -243,17 +245,21 @@ class BlockMSS:
     # the token walk keeps every element it passes alive until the page is done, and collections
     # triggered by its allocations walked them again and again: about 0.6 ms of a 13 ms page
     @cyclic_gc_paused
-    def extract(self, html: str | bytes, url: str | None = None, include_comments: bool = False) -> MSSResult:
+    def extract(self, html: str | bytes, url: str | None = None, include_comments: bool = False,
+                favor: Favor = None) -> MSSResult:
         """The article of a page. ``include_comments``: a comment thread after the article is judged like
-        any other text instead of leaving (:data:`~sitewise.mss.blockmodel.COMMENT_THREAD_DEPTH`)."""
+        any other text instead of leaving (:data:`~sitewise.mss.blockmodel.COMMENT_THREAD_DEPTH`).
+        ``favor``: "precision" or "recall" reads with the model's settings for it
+        (:data:`~sitewise.mss.blockmodel.FAVORED_READINGS`)."""
+        model = self.model.favoring(favor)
         blocks = page_blocks(html, url)
         if not blocks.lines.size:
             return MSSResult("", None, 0.0, reason="no text")
-        probabilities = self.model.predict_proba(blocks.features)
+        probabilities = model.predict_proba(blocks.features)
         words = blocks.words
         comments = None if include_comments else blocks.comments
-        keep = self.model.select(probabilities, words, blocks.boundaries, comments, section=blocks.section,
-                                 titled=blocks.titled)
+        keep = model.select(probabilities, words, blocks.boundaries, comments, section=blocks.section,
+                            titled=blocks.titled)
         keep &= ~blocks.linked_edges(keep)
         keep &= ~blocks.copies(keep)
         if not keep.any():
@@ -263,9 +269,9 @@ class BlockMSS:
         tokens = blocks.tokens
         kept_lines = blocks.lines[keep]
         in_kept = np.flatnonzero(np.isin(tokens.lines, kept_lines) & (tokens.kinds == WORD))
-        value = float(self.model.block_scores(probabilities, words)[keep].sum())
+        value = float(model.block_scores(probabilities, words)[keep].sum())
         facts = reading_facts(probabilities, words, keep, section=blocks.section, titled=blocks.titled)
-        estimate = self.model.confidence_
+        estimate = model.confidence_
         confidence = round(float(estimate.predict(facts)[0]), CONFIDENCE_DECIMALS) if estimate is not None else None
         return MSSResult(repair_mojibake(blocks.text(keep)), (int(in_kept[0]), int(in_kept[-1]) + 1), value,
                          confidence=confidence, facts=facts, tokens=tokens)
@@ -276,15 +282,16 @@ Pipeline = Union[MSS, BlockMSS]
 
 
 def extract_mss(html: str | bytes, model: Scorer | BlockModel | str | Path | None = None,
-                url: str | None = None, include_comments: bool = False) -> MSSResult:
+                url: str | None = None, include_comments: bool = False, favor: Favor = None) -> MSSResult:
     """The article of one page by MSS, or an empty result when it has none.
 
     ``model``: a block model, a token scorer, a model file, or None for the configured model
     (``SITEWISE_MSS_MODEL``, else ``<data_dir>/mss-model.json.gz``, else the shipped block model),
     falling back to the hand-set line scorer. ``url``, when known, is one of the block model's signals.
     ``include_comments``: an article's comment thread is judged like any other text instead of leaving.
+    ``favor``: "precision" or "recall" for a block model's reading that favours it (None: balanced).
     """
-    return fallback_pipeline(model).extract(html, url, include_comments)
+    return fallback_pipeline(model).extract(html, url, include_comments, favor)
 
 
 def fallback_pipeline(model: Scorer | BlockModel | str | Path | None = None) -> Pipeline:
