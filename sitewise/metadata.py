@@ -94,13 +94,18 @@ WEEKDAY_NAMES = {
 _MIN_ABBREVIATION = 3
 #: A day written out, in the order a language writes it: the day first (``7 May 2024``, ``7. Mai 2024``,
 #: ``7 de mayo de 2024``, ``7 janv. 2024``) or the month (``May 7, 2024``), after a day's name or not
-#: (``Tuesday, May 7, 2024``, ``Di., 7. Mai 2024``); an ordinal's ending is left out before.
+#: (``Tuesday, May 7, 2024``, ``Di., 7. Mai 2024``), and before a time of day or not (``May 7, 2024 4:00
+#: AM PDT``, ``7. Mai 2024 um 10:00 Uhr``, ``7 mai 2024 à 10h00``: the day is kept, the time left, as its
+#: zone is a name that may mean several); an ordinal's ending is left out before.
 _WORD = r"[^\W\d_][\w-]*"
 _WEEKDAY_PART = rf"(?:(?P<weekday>{_WORD})\.?,?\s+)?"
+_TIME_PART = (r"(?:\s*(?:,|at|um|à|a las|às|@|-|–|\|)?\s*@?\d{1,2}[:.h]\d{2}(?::\d{2})?(?:\s*[ap]\.?\s?m\.?)?(?:\s*uhr)?"
+              r"(?:\s*(?:[a-z]{2,5}|[+-]\d{2}:?\d{2}))?)?")
 _WRITTEN_DATES = (
-    re.compile(rf"{_WEEKDAY_PART}(?P<day>\d{{1,2}})\.?\s+(?:de\s+)?(?P<month>{_WORD})\.?,?\s+(?:del?\s+)?(?P<year>\d{{4}})",
+    re.compile(rf"{_WEEKDAY_PART}(?P<day>\d{{1,2}})\.?\s+(?:de\s+)?(?P<month>{_WORD})\.?,?\s+(?:del?\s+)?(?P<year>\d{{4}})"
+               rf"{_TIME_PART}", re.IGNORECASE),
+    re.compile(rf"{_WEEKDAY_PART}(?P<month>{_WORD})\.?\s+(?P<day>\d{{1,2}}),?\s+(?P<year>\d{{4}}){_TIME_PART}",
                re.IGNORECASE),
-    re.compile(rf"{_WEEKDAY_PART}(?P<month>{_WORD})\.?\s+(?P<day>\d{{1,2}}),?\s+(?P<year>\d{{4}})", re.IGNORECASE),
 )
 #: A day with the year first (``2024/05/07``: no one writes year, day, month); ``05/07/2024`` says not
 #: which month it means (7 May or 5 July).
@@ -114,6 +119,8 @@ _RFC_2822_DATE = re.compile(r"(?:[a-z]{3},\s*)?\d{1,2} [a-z]{3} \d{4} \d{2}:\d{2
 _NO_DATE_DAYS = frozenset({_dt.date(1, 1, 1), _dt.date(1970, 1, 1), _dt.date(1900, 1, 1)})
 #: No article is published later than today; a day of slack for the time zones ahead of this machine's.
 _FUTURE_SLACK = _dt.timedelta(days=1)
+#: A publication time may fall on the day after its URL's in UTC (an evening story west of Greenwich).
+_URL_DAY_SLACK = _dt.timedelta(days=1)
 #: A day in a URL's path, as CMSs route articles: ``/news/2024/05/07/strike-ends``.
 _URL_DATE = re.compile(r"/(\d{4})/(\d{1,2})/(\d{1,2})(?:/|$)")
 #: The ``<time>`` elements that date the article: HTML 4's ``pubdate`` one, those in its ``<article>``
@@ -237,10 +244,10 @@ def read_metadata(html: str, url: str | None = None) -> Metadata:
         author=_first_authors(not_authors, _ld_authors(json_ld), *(meta_lists.get(name, []) for name in AUTHOR_META_NAMES),
                               *(_byline(tree, selector, not_authors) for selector in ("[rel~=author]", "[itemprop=author]")),
                               _plain_byline(tree, not_authors)),
-        date=_first_valid(
+        date=_not_after_url_day(_first_valid(
             _iso_date, _ld_text(article.get("datePublished")), _ld_text(article.get("dateCreated")),
             *(meta.get(name) for name in DATE_META_NAMES), *_dates(tree, "[itemprop=datePublished]"), _url_date(url),
-            *_dates(tree, _ARTICLE_TIME), _only_time(tree)),
+            *_dates(tree, _ARTICLE_TIME), _only_time(tree)), _iso_date(_url_date(url))),
         language=_first_valid(_language, _attribute(tree, "html", "lang"), meta.get("content-language"),
                               _ld_text(article.get("inLanguage")), meta.get("og:locale")),
         site_name=site_name,
@@ -467,6 +474,16 @@ def _only_time(tree: Any) -> str | None:
     is as often a related story's."""
     dates = list(_dates(tree, "time"))
     return dates[0] if len(dates) == 1 else None
+
+
+def _not_after_url_day(date: str | None, url_day: str | None) -> str | None:
+    """``date``, or the (valid) day in the page's URL where ``date`` is more than :data:`_URL_DAY_SLACK`
+    after it: a CMS files a story under its day once, so a later date is when it was changed or served
+    (NBC's ``<meta name="date">`` gave the day a page was fetched, a week after its URL's)."""
+    if date is None or url_day is None:
+        return date
+    later = _dt.date.fromisoformat(date[:10]) - _dt.date.fromisoformat(url_day) > _URL_DAY_SLACK
+    return url_day if later else date
 
 
 def _url_date(url: str | None) -> str | None:

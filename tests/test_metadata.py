@@ -129,6 +129,13 @@ def test_the_publication_date_normalised_to_iso_8601(head, date):
     assert read_metadata(page(head)).date == date
 
 
+def test_a_date_more_than_a_day_after_the_urls_day_is_when_the_page_was_changed_or_served():
+    head = '<meta name="date" content="July 31, 2012, 2:30 pm">'
+    assert read_metadata(page(head), "https://news.test/_news/2012/07/23/1290-lungs").date == "2012-07-23"
+    assert read_metadata(page(head), "https://news.test/_news/2012/07/30/1290-lungs").date == "2012-07-31"  # UTC's next day
+    assert read_metadata(page(head), "https://news.test/_news/2012/13/40/1290-lungs").date == "2012-07-31"  # no day
+
+
 @pytest.mark.parametrize("value, date", [
     ("2024/05/07", "2024-05-07"),  # year first: no one writes year, day, month
     ("2024-05-07t10:00:00z", "2024-05-07T10:00:00+00:00"),
@@ -140,6 +147,11 @@ def test_the_publication_date_normalised_to_iso_8601(head, date):
     ("May 7th, 2024", "2024-05-07"),
     ("December 2nd, 2025", "2025-12-02"),
     ("21st March 2024", "2024-03-21"),
+    ("July 24, 2012 4:00 AM PDT", "2012-07-24"),  # a time after the day: the day is kept
+    ("Tuesday July 24, 2012 @07:29AM", "2012-07-24"),
+    ("24 July 2012, 16:05", "2012-07-24"),
+    ("7. Mai 2024 um 10:00 Uhr", "2024-05-07"),
+    ("7 mai 2024 à 10h00", "2024-05-07"),
 ])
 def test_a_day_written_as_pages_write_it(value, date):
     assert read_metadata(page(f'<meta name="date" content="{value}">')).date == date
