@@ -7,12 +7,14 @@ from __future__ import annotations
 #: browser does not support…" fallback of ``<audio>``/``<video>``/``<canvas>``, form controls' options and
 #: values, and the fallbacks for browsers without frames or plug-ins (``<noframes>``, ``<noembed>``: raw
 #: text to an HTML5 parser, so their markup would read as words; every browser shows the frames and
-#: embeds instead), and a MathML formula's annotations (its TeX or other source, which a browser does not
-#: show: Wikipedia writes every formula's TeX beside it).
+#: embeds instead), and a MathML formula's annotations (:data:`MATHML_ANNOTATIONS`).
 UNRENDERED = frozenset({
     "script", "style", "template", "svg", "iframe", "audio", "video", "canvas", "select", "datalist", "textarea",
     "noframes", "noembed", "annotation", "annotation-xml",
 })
+#: A MathML formula's annotations: its TeX or other source, which a browser does not show (Wikipedia
+#: writes every formula's TeX beside it).
+MATHML_ANNOTATIONS = frozenset({"annotation", "annotation-xml"})
 #: The attribute that makes a ``<template>`` a declarative shadow root, as serialisers write it (``getHTML``
 #: included: lower case). The collector writes a page's open shadow roots so; the fallback and the rules'
 #: HTML path read the content of the host's first such template in the host, not as an inert template.

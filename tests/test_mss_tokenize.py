@@ -217,11 +217,3 @@ def test_any_choice_of_words_comes_back_whole_and_single_spaced():
         assert re.sub(r"\s", "", text) == "".join(tokens.words[i] for i in chosen)
         assert not text or all(line and line == line.strip() and "  " not in line for line in text.split("\n"))
 
-
-def test_a_formulas_annotations_are_not_text():
-    # Wikipedia writes each formula's TeX beside its MathML; a browser shows neither annotation
-    tokens = tokenize("<html><body><p>Euler wrote <math><semantics><mrow><mi>e</mi></mrow>"
-                      "<annotation encoding='application/x-tex'>{\\displaystyle e^{i\\pi}}</annotation>"
-                      "<annotation-xml encoding='MathML-Content'><ci>e</ci></annotation-xml></semantics></math>"
-                      " first.</p></body></html>")
-    assert [w for w in tokens.words if w] == ["Euler", "wrote", "e", "first", "."]
