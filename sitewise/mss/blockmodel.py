@@ -76,10 +76,10 @@ MIN_BLOCK_PROBABILITY = 0.4
 #: What a caller may favour (trafilatura's ``favor_precision`` and ``favor_recall``): the reading's settings
 #: for each in place of the balanced ones above. Out of fold on wcxb-dev and readability's pages, with the
 #: shipped trees on the sets training never sees (docs/mss.md, "Favouring precision or recall"):
-#: "precision" (P 0.6 to add to a run, 0.5 to stay in one) raised mean word precision by 0.006–0.011 on
+#: "precision" (P 0.6 to add to a run, 0.5 to stay in one) raised mean word precision by 0.005–0.011 on
 #: four sets (dragnet's 0.001) for 0.007–0.014 of recall; "recall" (0.4 and 0.3, and a run worth a
 #: twentieth of the best joins it) raised recall by 0.006–0.013 for 0.009–0.018 of precision; F1 moved
-#: by +0.002 to −0.007. Further (0.7 and 0.6; 0.3 and 0.2) cost up to 0.016 and 0.018 of F1.
+#: by +0.001 to −0.007. Further (0.7 and 0.6; 0.3 and 0.2) cost up to 0.016 and 0.018 of F1.
 FAVORED_READINGS: dict[str, dict[str, float]] = {
     "precision": {"threshold": 0.6, "min_block_probability": 0.5},
     "recall": {"threshold": 0.4, "min_block_probability": 0.3, "min_segment_share": 0.05},
