@@ -122,6 +122,7 @@ class Extracted:
 def extract(
     html: str | bytes, url: str | None = None, *, rules: RulesSource = None, output: Output = "text",
     include_comments: bool = False, favor_precision: bool = False, favor_recall: bool = False,
+    include_links: bool = False,
 ) -> str:
     """The article of one page.
 
@@ -139,6 +140,8 @@ def extract(
     of leaving it out (as trafilatura's option of that name; a site's rules select what they learned).
     ``favor_precision`` / ``favor_recall`` (as trafilatura's): the fallback keeps only what it is surer of,
     or more of what it is unsure of (one of the two at most; a site's rules select what they learned).
+    ``include_links`` (as trafilatura's): Markdown and HTML keep the article's links, each to its address
+    resolved against ``url`` (the web's and e-mail's; text and JSON are the words alone either way).
 
     A page without an article gives ``""`` (text, Markdown, HTML) or a JSON object whose ``text`` is ``""`` and
     whose ``reason`` says why. Raises :class:`InputError` for input that is not a readable page and
@@ -151,7 +154,7 @@ def extract(
     # text, Markdown and HTML are the article alone: the page's metadata (a second parse) is read for JSON only
     found = extract_article(page_html, url, rules=rules, metadata=output == "json", include_comments=include_comments,
                             favor=favor)
-    return formatted(found, page_html, output)
+    return formatted(found, page_html, output, include_links)
 
 
 def favor_of(favor_precision: bool, favor_recall: bool) -> Favor:
@@ -224,18 +227,19 @@ def _page_metadata(page_html: str | None, page: "Page | None" = None, url: str |
     return collected_metadata(page) if page is not None else Metadata()
 
 
-def formatted(found: Extracted, html: str, output: Output) -> str:
-    """An answer as ``output`` asks (``html``: the page it is of, whose elements Markdown and HTML read)."""
+def formatted(found: Extracted, html: str, output: Output, include_links: bool = False) -> str:
+    """An answer as ``output`` asks (``html``: the page it is of, whose elements Markdown and HTML read;
+    ``include_links``: theirs keep its links, resolved against the answer's URL)."""
     if output == "json":
         return json.dumps(found.to_json(), ensure_ascii=False)
     if output == "markdown":
         from .markdown import to_markdown
 
-        return printable(to_markdown(found.text, html))
+        return printable(to_markdown(found.text, html, include_links, found.url))
     if output == "html":
         from .article_html import to_html
 
-        return printable(to_html(found.text, html))
+        return printable(to_html(found.text, html, include_links, found.url))
     return printable(found.text)
 
 

@@ -5,7 +5,8 @@ fragment: headings ``<h1>``–``<h6>``, paragraphs ``<p>``, list items in ``<ul>
 Markdown nests them, ``<blockquote>``, code in ``<pre><code>`` with the page's line breaks and
 indentation, data tables as ``<table>`` (the first row the article holds of one in ``<thead>``), and
 ``<br>`` between the lines one element splits by a ``<br>``. Every text is escaped; nothing of the page's
-markup (attributes, scripts, styles, links, images) is kept.
+markup (attributes, scripts, styles, images) is kept, nor its links unless asked for: then ``<a href>``
+with the address alone (the web's and e-mail's: :data:`sitewise.structure.LINK_SCHEMES`).
 """
 from __future__ import annotations
 
@@ -17,9 +18,11 @@ from .structure import Block, LineKind, TableRows, article_blocks, continues_lis
 LINE_BREAK = "<br>"
 
 
-def to_html(text: str, html: str) -> str:
-    """``text`` (an article's lines, from ``html``) as an ``<article>`` fragment; "" for no article."""
-    blocks = article_blocks(text, html)
+def to_html(text: str, html: str, links: bool = False, base_url: str | None = None) -> str:
+    """``text`` (an article's lines, from ``html``) as an ``<article>`` fragment; "" for no article. With
+    ``links``, the links of its paragraphs, headings, list items and quotes (relative ones resolved
+    against ``base_url``)."""
+    blocks = article_blocks(text, html, links, base_url)
     if not blocks:
         return ""
     out = ["<article>\n"]
@@ -84,7 +87,7 @@ def _html_block(block: Block) -> str:
         return f"<pre><code>{_escaped(kind.code or block.lines[0])}</code></pre>\n"
     if kind.kind == "table":
         return _html_table(block.rows)
-    text = LINE_BREAK.join(map(_escaped, block.lines))
+    text = LINE_BREAK.join(_inline(block, index) for index in range(len(block.lines)))
     if kind.kind == "heading":
         return f"<h{kind.level}>{text}</h{kind.level}>\n"
     if kind.kind.startswith("list"):
@@ -104,6 +107,12 @@ def _html_table(rows: TableRows) -> str:
 def _html_row(row: tuple[tuple[str, ...], ...], cell_tag: str) -> str:
     cells = "".join(f"<{cell_tag}>{LINE_BREAK.join(map(_escaped, cell))}</{cell_tag}>" for cell in row)
     return f"<tr>{cells}</tr>\n"
+
+
+def _inline(block: Block, index: int) -> str:
+    """A block's line escaped, with its links (:attr:`Block.links`) as ``<a href>``."""
+    return "".join(f'<a href="{escape(href)}">{_escaped(text)}</a>' if href else _escaped(text)
+                   for text, href in block.pieces(index))
 
 
 def _escaped(text: str) -> str:

@@ -6,8 +6,8 @@ What each line of the article is comes from the page (:func:`sitewise.structure.
 a fence, with the line breaks and indentation the page gives it, the cells of a data table a GitHub
 table (its first row the header; a cell's lines joined by a space, its ``|`` escaped). Lines one element
 gives, split by a ``<br>`` (a poem's, an address's), stay one paragraph, list item or quote, with a hard
-line break (a backslash at a line's end) between them. Inline markup (emphasis, links) is not kept, and
-the characters Markdown would read as markup are escaped.
+line break (a backslash at a line's end) between them. Inline markup (emphasis) is not kept, links only
+when asked (``[text](address)``), and the characters Markdown would read as markup are escaped.
 """
 from __future__ import annotations
 
@@ -44,9 +44,10 @@ MIN_FENCE = 3
 _BACKTICKS = re.compile(r"`+")
 
 
-def to_markdown(text: str, html: str) -> str:
-    """``text`` (an article's lines, from ``html``) as Markdown."""
-    blocks = article_blocks(text, html)
+def to_markdown(text: str, html: str, links: bool = False, base_url: str | None = None) -> str:
+    """``text`` (an article's lines, from ``html``) as Markdown; with ``links``, the links of its
+    paragraphs, headings, list items and quotes (relative ones resolved against ``base_url``)."""
+    blocks = article_blocks(text, html, links, base_url)
     out: list[str] = []
     for index, block in enumerate(blocks):
         if index:
@@ -76,7 +77,7 @@ def _markdown_block(block: Block) -> str:
         fence = "`" * max(MIN_FENCE, 1 + max((len(run) for run in _BACKTICKS.findall(code)), default=0))
         markdown = f"{fence}\n{code}\n{fence}"
     elif kind.kind == "heading":
-        markdown = "#" * kind.level + " " + _HEADING_CLOSE.sub(r"\\\1", _escaped(block.lines[0]))
+        markdown = "#" * kind.level + " " + _HEADING_CLOSE.sub(r"\\\1", _inline(block, 0))
     elif kind.kind == "table":
         markdown = _markdown_table(block.rows)
     else:
@@ -85,8 +86,8 @@ def _markdown_block(block: Block) -> str:
         if kind.kind.startswith("list"):
             marker = " " * LIST_INDENT * (kind.level - 1) + ("1. " if kind.kind == "list-ol" else "- ")
         # the lines after a break are indented to the item's text, which they continue
-        first, *more = block.lines
-        broken = [_escaped_start(_escaped(first))] + [_escaped_after_break(_escaped(line)) for line in more]
+        broken = [_escaped_start(_inline(block, 0))] + [_escaped_after_break(_inline(block, index))
+                                                       for index in range(1, len(block.lines))]
         markdown = marker + (HARD_BREAK + " " * len(marker)).join(broken)
     if kind.quoted_in:
         markdown = "\n".join("> " * len(kind.quoted_in) + part for part in markdown.split("\n"))
@@ -98,6 +99,11 @@ def _markdown_table(rows: TableRows) -> str:
     lines = ["| " + " | ".join(_escaped(" ".join(cell)).replace("|", "\\|") for cell in row) + " |" for row in rows]
     lines.insert(1, "|" + " --- |" * len(rows[0]))
     return "\n".join(lines)
+
+
+def _inline(block: Block, index: int) -> str:
+    """A block's line escaped (:func:`_escaped`), with its links (:attr:`Block.links`) as Markdown links."""
+    return "".join(f"[{_escaped(text)}]({href})" if href else _escaped(text) for text, href in block.pieces(index))
 
 
 def _escaped(line: str) -> str:

@@ -14,6 +14,7 @@ A line the page does not have word for word (spacing aside) is a plain paragraph
 from __future__ import annotations
 
 import re
+import urllib.parse
 from bisect import bisect_right
 from dataclasses import dataclass, field
 from itertools import groupby
@@ -76,6 +77,13 @@ class Cell(NamedTuple):
     quoted_in: tuple[int, ...]
 
 
+class Link(NamedTuple):
+    """A link in a line of the page: its text and where it leads (:func:`_link_target`)."""
+
+    text: str
+    href: str
+
+
 class Layout(NamedTuple):
     """What the page's lines are, each by :func:`key`."""
 
@@ -86,6 +94,8 @@ class Layout(NamedTuple):
     places: dict[str, list[int]]
     #: ... and the data table cell of each index that is one.
     cells: dict[int, Cell]
+    #: The links of each line, in the order the line gives them (read only when asked).
+    links: dict[str, tuple[Link, ...]]
 
 
 #: A table's rows, each a tuple of its cells, each cell its lines (none for an empty cell).
@@ -100,6 +110,12 @@ class Block(NamedTuple):
     lines: tuple[str, ...]
     #: A table's rows, the header first (the first row the article holds), each as wide as the widest.
     rows: TableRows = ()
+    #: The links of each of ``lines`` (when asked for: :func:`article_blocks`).
+    links: tuple[tuple[Link, ...], ...] = ()
+
+    def pieces(self, index: int) -> list[tuple[str, str]]:
+        """Its line ``index`` as pieces of text, each with the address it links to ("" for plain text)."""
+        return link_pieces(self.lines[index], self.links[index] if index < len(self.links) else ())
 
 
 @dataclass
@@ -110,11 +126,14 @@ class _Gathered:
     lines: list[str]
     #: A table's cells and their lines, in the order the article gives them.
     cells: dict[Cell, list[str]] = field(default_factory=dict)
+    #: The links of each of ``lines``.
+    links: list[tuple[Link, ...]] = field(default_factory=list)
 
 
-def article_blocks(text: str, html: str) -> list[Block]:
-    """``text`` (an article's lines, from ``html``) as blocks, what each is read from the page."""
-    layout = page_layout(html)
+def article_blocks(text: str, html: str, links: bool = False, base_url: str | None = None) -> list[Block]:
+    """``text`` (an article's lines, from ``html``) as blocks, what each is read from the page; with
+    ``links``, each line's links (:func:`_line_links`; relative ones resolved against ``base_url``)."""
+    layout = page_layout(html, links, base_url)
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     keys = [key(line) for line in lines]
     gathered: list[_Gathered] = []
@@ -130,8 +149,9 @@ def article_blocks(text: str, html: str) -> list[Block]:
             pass  # the code block is given once, whole
         elif (previous_key, line_key) in layout.breaks and _breaks_lines(gathered[-1].kind):
             gathered[-1].lines.append(line)
+            gathered[-1].links.append(layout.links.get(line_key, ()))
         else:
-            gathered.append(_Gathered(kind, [line]))
+            gathered.append(_Gathered(kind, [line], links=[layout.links.get(line_key, ())]))
         previous, previous_key, previous_table = kind, line_key, None if cell is None else cell.table
     return _blocks(gathered)
 
@@ -174,7 +194,7 @@ def _blocks(gathered: list[_Gathered]) -> list[Block]:
             open_items = []  # the list ended: the next item starts one
         if kind.kind.startswith("list"):
             kind = kind._replace(level=_nested_level(open_items, kind.level))
-        blocks.append(Block(kind, tuple(block.lines), _table_rows(block.cells)))
+        blocks.append(Block(kind, tuple(block.lines), _table_rows(block.cells), tuple(block.links)))
     return blocks
 
 
@@ -209,17 +229,20 @@ def _table_rows(cells: dict[Cell, list[str]]) -> TableRows:
     return tuple(tuple(rows[number]) for number in sorted(rows))
 
 
-def page_layout(html: str) -> Layout:
-    """What each line of the page is, which lines a ``<br>`` splits, and the data table cells."""
+def page_layout(html: str, links: bool = False, base_url: str | None = None) -> Layout:
+    """What each line of the page is, which lines a ``<br>`` splits, and the data table cells; with
+    ``links``, the links of each line (:func:`_line_links`)."""
     from .learn.rules import page_lines
 
-    layout = Layout({}, set(), {}, {})
+    layout = Layout({}, set(), {}, {}, {})
     previous_key = ""
     cell_elements: dict[int, Any] = {}  # page line index → the table cell element it is in
     for index, (line, block, after_break) in enumerate(page_lines(html)):
         line_key = key(line)
         if line_key not in layout.kinds:
             layout.kinds[line_key] = _kind_of(block)
+            if links:
+                layout.links[line_key] = _line_links(line, block, base_url)
         layout.places.setdefault(line_key, []).append(index)
         if after_break:
             layout.breaks.add((previous_key, line_key))
@@ -229,6 +252,65 @@ def page_layout(html: str) -> Layout:
             cell_elements[index] = cell
     layout.cells.update(_data_table_cells(cell_elements))
     return layout
+
+
+def _line_links(line: str, block: Any, base_url: str | None) -> tuple[Link, ...]:
+    """The links (``<a href>`` with text) of the block-level node a line belongs to whose text the line
+    holds, in the order the line gives them, each to where it leads (:func:`_link_target`); a link the
+    line holds twice (a name linked at each mention) once, at its first."""
+    found: list[tuple[int, Link]] = []
+    for anchor in block.css("a[href]"):
+        text = " ".join(anchor.text(deep=True).split())
+        target = _link_target(anchor.attributes.get("href") or "", base_url)
+        place = line.find(text) if text and target else -1
+        if place >= 0 and all(link.text != text for _, link in found):
+            found.append((place, Link(text, target)))
+    return tuple(link for _, link in sorted(found, key=lambda placed: placed[0]))
+
+
+#: The schemes of the links an article keeps: the web's and e-mail's (never ``javascript:`` or ``data:``,
+#: which run or hold something instead of leading somewhere).
+LINK_SCHEMES = frozenset({"http", "https", "mailto"})
+
+
+def _link_target(href: str, base_url: str | None) -> str:
+    """Where a link leads: resolved against the page's address when it is relative and the address is
+    known, percent-encoded where Markdown and HTML would read a character otherwise (spaces, brackets,
+    quotes); "" for a link that leads nowhere an article's reader can follow (another scheme, or only a
+    place on the page itself, which the article is not)."""
+    href = href.strip()
+    if not href or href.startswith("#"):
+        return ""
+    target = urllib.parse.urljoin(base_url, href) if base_url else href
+    scheme = urllib.parse.urlsplit(target).scheme.lower()
+    if scheme and scheme not in LINK_SCHEMES:
+        return ""
+    return urllib.parse.quote(target, safe=_URL_SAFE)
+
+
+#: The characters a link's address keeps as they are (the reserved ones, ``%`` of those already
+#: encoded, and ``~``): what :func:`urllib.parse.quote` leaves, less ``()`` and ``'``, which would end a
+#: Markdown link or an attribute.
+_URL_SAFE = ";/?:@&=+$,%#~!*[]"
+
+
+def link_pieces(line: str, links: tuple[Link, ...]) -> list[tuple[str, str]]:
+    """A line as pieces of text, each with the address it links to ("" for plain text), from its links;
+    a link whose text the line no longer holds as the page wrote it (the fallback spaces words its own
+    way) stays text."""
+    pieces: list[tuple[str, str]] = []
+    position = 0
+    for link in links:
+        start = line.find(link.text, position)
+        if start < 0:
+            continue
+        if start > position:
+            pieces.append((line[position:start], ""))
+        pieces.append((link.text, link.href))
+        position = start + len(link.text)
+    if position < len(line) or not pieces:
+        pieces.append((line[position:], ""))
+    return pieces
 
 
 def _cell_element(block: Any) -> Any:

@@ -111,3 +111,36 @@ def test_cli_prints_html(tmp_path, capsys):
     assert out.startswith("<article>\n<h1>") and out.endswith("</article>\n") and "<ul>\n<li>Fish &amp; chips</li>\n<li>Tea</li>\n</ul>" in out
     assert main(["extract", str(saved), str(saved), "--no-store", "--output", "html", "--jobs", "1"]) == 0
     assert '"html": "<article>' in capsys.readouterr().out  # JSON lines name the output by its format
+
+
+#: A paragraph with links: relative, absolute with characters a link's address must not hold raw, one that
+#: runs a script, one to a place on the page, one whose text the paragraph gives twice; and a linked item.
+LINKED = ("<p>The <a href='/unions/dockers'>dockers' union</a> asked <a href='https://port.test/a b(1)'>the port</a>"
+          " to <a href='javascript:steal()'>talk</a>, as the <a href='#notes'>notes</a> say; the port said"
+          " the port would not.</p><ul><li>The members read <a href='/vote'>the vote [results]</a> at the gates</li></ul>")
+
+
+def test_links_are_kept_only_when_asked_each_to_its_address():
+    html = page(LINKED)
+    url = "https://news.test/2024/strike"
+    assert "](" not in sitewise.extract(html, url=url, output="markdown")
+    assert "<a " not in sitewise.extract(html, url=url, output="html")
+    markdown = sitewise.extract(html, url=url, output="markdown", include_links=True)
+    assert ("The [dockers' union](https://news.test/unions/dockers) asked [the port](https://port.test/a%20b%281%29)"
+            " to talk, as the notes say; the port said the port would not.") in markdown
+    assert "- The members read [the vote \\[results\\]](https://news.test/vote) at the gates" in markdown
+    article = sitewise.extract(html, url=url, output="html", include_links=True)
+    assert ('<p>The <a href="https://news.test/unions/dockers">dockers\' union</a> asked '
+            '<a href="https://port.test/a%20b%281%29">the port</a> to talk, as the notes say;') in article
+    assert "javascript" not in markdown + article and "#notes" not in markdown + article
+    # without the page's address a relative link stays relative; text and JSON are the words alone
+    assert "[dockers' union](/unions/dockers)" in sitewise.extract(html, output="markdown", include_links=True)
+    assert sitewise.extract(html, url=url, include_links=True) == sitewise.extract(html, url=url)
+
+
+def test_cli_keeps_links_when_asked(tmp_path, capsys):
+    saved = tmp_path / "page.html"
+    saved.write_text(page(LINKED), encoding="utf-8")
+    assert main(["extract", str(saved), "--url", "https://news.test/a", "--no-store", "--output", "markdown",
+                 "--include-links"]) == 0
+    assert "[dockers' union](https://news.test/unions/dockers)" in capsys.readouterr().out

@@ -58,6 +58,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--mss-model", help="MSS model file (default: configured or shipped, else the baseline)")
     parser.add_argument("--include-comments", action="store_true",
                         help="the fallback keeps an article's comment thread when it scores as content")
+    parser.add_argument("--include-links", action="store_true",
+                        help="markdown and html keep the article's links (resolved against the page's URL)")
     favor = parser.add_mutually_exclusive_group()
     favor.add_argument("--favor-precision", action="store_true",
                        help="the fallback keeps only what it is surer of (less boilerplate, some text missed)")
@@ -84,6 +86,7 @@ class Task:
     include_comments: bool = False
     #: What the fallback's reading favours ("precision", "recall"; None: balanced).
     favor: str | None = None
+    include_links: bool = False
     #: Why the page could not be rendered (a URL that did not load), when it could not.
     render_error: str | None = None
 
@@ -136,7 +139,7 @@ def _is_url(source: str) -> bool:
 
 def _task(source: str, args: argparse.Namespace, output: str) -> Task:
     task = Task(source, args.url, None, output, args.mss_model, include_comments=args.include_comments,
-                favor=favor_of(args.favor_precision, args.favor_recall))
+                favor=favor_of(args.favor_precision, args.favor_recall), include_links=args.include_links)
     if _is_url(source):
         task.url = source
     elif source == STDIN:
@@ -222,7 +225,7 @@ def _extract(task: Task) -> dict[str, Any]:
         return {"source": task.source, "error": str(exc)}
     answer = {"source": task.source, **found.to_json()}
     if task.output != "json":  # JSON prints the answer itself
-        answer["output"] = formatted(found, html, task.output)
+        answer["output"] = formatted(found, html, task.output, task.include_links)
     return answer
 
 
