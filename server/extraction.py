@@ -8,11 +8,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sitewise.api import extract_article, favor_of, markup_chars, readable_html
+from sitewise.api import OUTPUTS, extract_article, favor_of, formatted, markup_chars, readable_html
 from sitewise.errors import InputError
 from sitewise.page import Page, PageError, host_of
 from sitewise.pipeline import Article
 from sitewise.pipeline import find_article as pipeline_find_article
+from sitewise.pipeline import rebuild_html
 
 from .errors import ApiError
 from .services import services
@@ -37,6 +38,8 @@ MAX_EXTRACT_MARKUP_CHARS = 2_000_000
 #: ... and at most this many tags (``<``, scripts' included: counting them is one pass in C): 50,000
 #: ``<p>`` elements take 2.5-3.7 s, 2 MB of ``<p>x</p>`` 14 s; no page of the evaluation sets has 16,000.
 MAX_EXTRACT_TAGS = 50_000
+#: The outputs an extraction request may ask for beside the JSON answer, each under its name.
+_FORMATTED_OUTPUTS = ("markdown", "html")
 
 
 def find_article(page: Page | None, html: str | None, site: str | None, url: str | None = None,
@@ -56,7 +59,9 @@ def find_article(page: Page | None, html: str | None, site: str | None, url: str
 def extract_request(data: Any) -> dict[str, Any]:
     """Answer an extraction request: ``{"page": {...}}`` and/or ``{"html": "...", "url": "..."}``, and
     ``"include_comments": true`` to keep an article's comment thread where it scores as content, and
-    ``"favor_precision": true`` or ``"favor_recall": true`` for the fallback's reading that favours it.
+    ``"favor_precision": true`` or ``"favor_recall": true`` for the fallback's reading that favours it,
+    ``"output": "markdown"`` or ``"html"`` for the article in that format too (under its name; with
+    ``"include_links": true`` keeping its links), as ``sitewise.extract`` gives it.
 
     The answer is ``sitewise.extract(..., output="json")``'s for the same page (``sitewise.api.extract_article``,
     with the site's rules from the store), under the store's name of the site (an administrator may have
@@ -73,8 +78,11 @@ def extract_request(data: Any) -> dict[str, Any]:
     url = data.get("url")
     if url is not None and not isinstance(url, str):
         raise ApiError.bad_field("url", "must be a string")
-    include_comments, favor_precision, favor_recall = (
-        _flag(data, name) for name in ("include_comments", "favor_precision", "favor_recall"))
+    include_comments, favor_precision, favor_recall, include_links = (
+        _flag(data, name) for name in ("include_comments", "favor_precision", "favor_recall", "include_links"))
+    output = data.get("output", "json")
+    if output not in OUTPUTS:
+        raise ApiError.bad_field("output", f"must be one of {', '.join(OUTPUTS)}")
     try:
         favor = favor_of(favor_precision, favor_recall)
     except InputError as exc:
@@ -91,7 +99,11 @@ def extract_request(data: Any) -> dict[str, Any]:
                               mss_model=svc.settings.mss_model or None, include_comments=include_comments, favor=favor)
     except InputError as exc:  # the fallback's parser reads the page only in part (sitewise.mss.tokenize)
         raise ApiError.bad_field("html", str(exc)) from None
-    return {**found.to_json(), "site": site, **_where_found(found.article)}
+    answer = {**found.to_json(), "site": site, **_where_found(found.article)}
+    if output in _FORMATTED_OUTPUTS:
+        source = html or (page.html if page is not None else None) or rebuild_html(page)
+        answer[output] = run_cpu_bound(formatted, found, source, output, include_links)
+    return answer
 
 
 def _flag(data: dict[str, Any], name: str) -> bool:

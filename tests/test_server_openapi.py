@@ -58,7 +58,9 @@ ARTICLE_RULES = {"templates": [{"name": "story", "match": ["article"], "include"
     ({"html": ARTICLE, "url": "https://other.example/a/1"}, "mss"),
     ({"html": ARTICLE}, "mss"),
     ({"page": page_dict()}, "mss"),
-], ids=["rules", "mss", "html without url", "page without html"])
+    ({"html": ARTICLE, "output": "markdown"}, "mss"),
+    ({"html": ARTICLE, "url": "https://news.example/a/1", "output": "html", "include_links": True}, "rules"),
+], ids=["rules", "mss", "html without url", "page without html", "markdown", "rules as html"])
 def test_an_extraction_carries_every_field_described_and_no_other(store, tmp_path, request_body, method):
     store.put_rules("news.example", ARTICLE_RULES)
     client = create_app(settings_for(tmp_path), store).test_client()
@@ -67,7 +69,9 @@ def test_an_extraction_carries_every_field_described_and_no_other(store, tmp_pat
     schema = document["components"]["schemas"]["Extraction"]
     registry = Registry().with_resource("urn:api", Resource.from_contents(document, default_specification=DRAFT202012))
     assert answer["method"] == method
-    assert set(answer) == set(schema["properties"]) == set(schema["required"])
+    # every field but the formats asked for in the request's output, which come only then
+    asked = {request_body["output"]} if "output" in request_body else set()
+    assert set(answer) == set(schema["required"]) | asked and set(schema["properties"]) - set(schema["required"]) == {"markdown", "html"}
     assert not list(Draft202012Validator(schema, registry=registry).iter_errors(answer))
 
 # -- every status a route answers with is in the description -------------------------------------------
