@@ -114,14 +114,8 @@ class PathIndex:
                 for key in self._all_keys(step):
                     depths[key][number].append(depth)
         self.depths = depths
-        self.arrays: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+        self._arrays: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray] | None] = {}
         self._windows: dict[int, dict[tuple[str, ...], list[int]]] = {}
-        for key, per_path in depths.items():
-            ids = np.fromiter(per_path.keys(), dtype=int, count=len(per_path))
-            order = np.argsort(ids)
-            shallow = np.fromiter((min(v) for v in per_path.values()), dtype=int, count=len(per_path))
-            deep = np.fromiter((max(v) for v in per_path.values()), dtype=int, count=len(per_path))
-            self.arrays[key] = (ids[order], shallow[order], deep[order])
 
     @staticmethod
     @functools.lru_cache(maxsize=65536)
@@ -148,12 +142,28 @@ class PathIndex:
             self._windows[len(tags)] = windows
         return np.asarray(windows.get(tags, ()), dtype=int)
 
+    def arrays(self, key: str) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """The paths where the step key occurs (ids, ascending) with its shallowest and deepest depth in
+        each; None where it does not. Made on first asking: most keys of a site are never candidates."""
+        if key in self._arrays:
+            return self._arrays[key]
+        per_path = self.depths.get(key)
+        entry = None
+        if per_path is not None:
+            # the paths were read in id order, so each key's ids come ascending
+            count = len(per_path)
+            entry = (np.fromiter(per_path.keys(), dtype=int, count=count),
+                     np.fromiter(map(min, per_path.values()), dtype=int, count=count),
+                     np.fromiter(map(max, per_path.values()), dtype=int, count=count))
+        self._arrays[key] = entry
+        return entry
+
     def single(self, key: str) -> np.ndarray:
-        entry = self.arrays.get(key)
+        entry = self.arrays(key)
         return entry[0] if entry is not None else np.zeros(0, dtype=int)
 
     def pair(self, anchor: str, child: str, direct: bool) -> np.ndarray:
-        a, c = self.arrays.get(anchor), self.arrays.get(child)
+        a, c = self.arrays(anchor), self.arrays(child)
         if a is None or c is None:
             return np.zeros(0, dtype=int)
         common, ia, ic = np.intersect1d(a[0], c[0], assume_unique=True, return_indices=True)
