@@ -276,13 +276,16 @@ LINK_SCHEMES = frozenset({"http", "https", "mailto"})
 def _link_target(href: str, base_url: str | None) -> str:
     """Where a link leads: resolved against the page's address when it is relative and the address is
     known, percent-encoded where Markdown and HTML would read a character otherwise (spaces, brackets,
-    quotes); "" for a link that leads nowhere an article's reader can follow (another scheme, or only a
-    place on the page itself, which the article is not)."""
+    quotes); "" for a link that leads nowhere an article's reader can follow (another scheme, only a
+    place on the page itself, which the article is not, or an address no URL parser reads)."""
     href = href.strip()
     if not href or href.startswith("#"):
         return ""
-    target = urllib.parse.urljoin(base_url, href) if base_url else href
-    scheme = urllib.parse.urlsplit(target).scheme.lower()
+    try:
+        target = urllib.parse.urljoin(base_url, href) if base_url else href
+        scheme = urllib.parse.urlsplit(target).scheme.lower()
+    except ValueError:  # (a broken IPv6 host: "http://[::1/x")
+        return ""
     if scheme and scheme not in LINK_SCHEMES:
         return ""
     return urllib.parse.quote(target, safe=_URL_SAFE)

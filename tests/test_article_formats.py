@@ -138,6 +138,12 @@ def test_links_are_kept_only_when_asked_each_to_its_address():
     assert sitewise.extract(html, url=url, include_links=True) == sitewise.extract(html, url=url)
 
 
+def test_a_link_no_url_parser_reads_stays_text():
+    html = "<html><body><p>Ships wait at <a href='http://[::1/x'>the gates</a> and <a href='/quay'>the quay</a>.</p></body></html>"
+    assert to_markdown("Ships wait at the gates and the quay.", html, links=True, base_url="https://news.test/a") == (
+        "Ships wait at the gates and [the quay](https://news.test/quay).")
+
+
 def test_cli_keeps_links_when_asked(tmp_path, capsys):
     saved = tmp_path / "page.html"
     saved.write_text(page(LINKED), encoding="utf-8")
