@@ -3,6 +3,8 @@ unrendered elements (the collector, bookmarklet/collect.js, keeps the same list 
 formula's annotations, which the tokenizer reads until its model is retrained (:mod:`sitewise.mss.tokenize`)."""
 from __future__ import annotations
 
+import re
+
 #: A MathML formula's annotations: its TeX or other source, which a browser does not show (Wikipedia
 #: writes every formula's TeX beside it).
 MATHML_ANNOTATIONS = frozenset({"annotation", "annotation-xml"})
@@ -16,6 +18,9 @@ UNRENDERED = frozenset({
     "script", "style", "template", "svg", "iframe", "audio", "video", "canvas", "select", "datalist", "textarea",
     "noframes", "noembed",
 }) | MATHML_ANNOTATIONS
+#: A class or id that names a comment thread or one of its parts (``comments``, ``comment-author``,
+#: Disqus's ``disqus_thread``): what the fallback's clean-up and the metadata's bylines leave out.
+COMMENT_NAME = re.compile(r"comment|disqus", re.IGNORECASE)
 #: The attribute that makes a ``<template>`` a declarative shadow root, as serialisers write it (``getHTML``
 #: included: lower case). The collector writes a page's open shadow roots so; the fallback and the rules'
 #: HTML path read the content of the host's first such template in the host, not as an inert template.

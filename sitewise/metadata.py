@@ -19,6 +19,7 @@ import urllib.parse
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
+from .elements import COMMENT_NAME
 from .mojibake import repair_mojibake
 
 if TYPE_CHECKING:
@@ -195,9 +196,6 @@ NOT_NAME_WORDS = frozenset({
 #: Nor does it hold a digit (a date after it: ``Jane Doe 7 May``), a colon (a label: ``Search Site:``) or a
 #: possessive (``People's Weekly``, ``NBC's Jane Doe``).
 _NOT_NAME_CHARACTERS = re.compile(r"[\d:]|['\u2019]s\b")
-#: An element of the page's comments (WordPress's ``comment-author``, a thread's ``.author``), by its class
-#: or id: a commenter is no author.
-_COMMENT = re.compile(r"comment", re.IGNORECASE)
 #: An HTML tag in a JSON-LD text (``"author": "<a href=/jane>Jane Doe</a>"``), which is no markup there;
 #: a ``<`` not followed by a tag name is text (``x < y``).
 _TAG = re.compile(r"</?[a-z][^<>]*>", re.IGNORECASE)
@@ -239,6 +237,7 @@ def read_metadata(html: str, url: str | None = None) -> Metadata:
     page_title = _without_site_name(_first(meta.get("og:title"), meta.get("twitter:title"), _text(tree, _PAGE_TITLE)),
                                     site_names)
     heading = _text(tree, "h1")
+    url_day = _iso_date(_url_date(url))
     return Metadata(
         title=_first(_shown_headline(_ld_text(article.get("headline")), page_title, heading), page_title, heading),
         author=_first_authors(not_authors, _ld_authors(json_ld), *(meta_lists.get(name, []) for name in AUTHOR_META_NAMES),
@@ -246,8 +245,8 @@ def read_metadata(html: str, url: str | None = None) -> Metadata:
                               _plain_byline(tree, not_authors)),
         date=_not_after_url_day(_first_valid(
             _iso_date, _ld_text(article.get("datePublished")), _ld_text(article.get("dateCreated")),
-            *(meta.get(name) for name in DATE_META_NAMES), *_dates(tree, "[itemprop=datePublished]"), _url_date(url),
-            *_dates(tree, _ARTICLE_TIME), _only_time(tree)), _iso_date(_url_date(url))),
+            *(meta.get(name) for name in DATE_META_NAMES), *_dates(tree, "[itemprop=datePublished]"), url_day,
+            *_dates(tree, _ARTICLE_TIME), _only_time(tree)), url_day),
         language=_first_valid(_language, _attribute(tree, "html", "lang"), meta.get("content-language"),
                               _ld_text(article.get("inLanguage")), meta.get("og:locale")),
         site_name=site_name,
@@ -455,9 +454,11 @@ def _is_plain_name(name: str) -> bool:
 
 
 def _in_comments(node: Any) -> bool:
-    """Whether an element is in the page's comments: it or an ancestor has a class or id naming them."""
+    """Whether an element is in the page's comments (WordPress's ``comment-author``, a thread's ``.author``):
+    it or an ancestor has a class or id naming them (:data:`~sitewise.elements.COMMENT_NAME`). A commenter
+    is no author."""
     while node is not None:
-        if _COMMENT.search(" ".join(filter(None, (node.attributes.get("class"), node.attributes.get("id"))))):
+        if COMMENT_NAME.search(" ".join(filter(None, (node.attributes.get("class"), node.attributes.get("id"))))):
             return True
         node = node.parent
     return False

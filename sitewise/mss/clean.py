@@ -17,6 +17,7 @@ from dataclasses import dataclass, fields, replace
 import numpy as np
 from lxml import etree
 
+from ..elements import COMMENT_NAME
 from .tokenize import OPEN, TokenSequence
 
 
@@ -80,7 +81,6 @@ MAX_FURNITURE_SHARE = 0.5
 #: ... and one that holds a run of text this long is prose, not a menu or share bar (comment sections
 #: are the exception: they are prose and still not the article).
 PROSE_WORDS = 40
-COMMENT_NAME = re.compile(r"comment|disqus", re.IGNORECASE)
 
 #: An articleBody element with fewer words than this is a teaser, not the article.
 MIN_ARTICLE_BODY_WORDS = 50
