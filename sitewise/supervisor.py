@@ -184,7 +184,8 @@ class Supervisor:
         self.web: Child | None = None
         self.workers: list[Child] = []
         self.selector = selectors.DefaultSelector()
-        self.stop_requests = 0
+        self._stop_signals: list[str] = []  # the name of each stop request's signal
+        self._stop_requests_said = 0  # how many of them the log has told (:meth:`_say_stop_requests`)
         self.redis_ok = True
         self._redis_checked_at = 0.0
         self._redis_probe: redis.Redis | None = None  # made on first use; reconnects by itself
@@ -503,14 +504,29 @@ class Supervisor:
     # -- stop ------------------------------------------------------------------------------------
 
     def _request_stop(self, signum: int, frame: object) -> None:
-        self.stop_requests += 1
-        name = signal.Signals(signum).name
-        if self.stop_requests == 1:
-            log.info("%s: stopping (web, then workers, then Redis; again to hurry)", name)
-        elif self.stop_requests == 2:
-            log.warning("%s again: not waiting for requests and jobs; cut-off learn jobs are retried after a restart", name)
+        """The stop signals' handler: it only notes the request. Logging here would write to stderr in the middle of
+        whatever the main thread was writing there, and Python refuses that with a RuntimeError ("reentrant
+        call"), which ended a run that was stopping well with status 1; :meth:`_pump` tells the log."""
+        self._stop_signals.append(signal.Signals(signum).name)
+
+    @property
+    def stop_requests(self) -> int:
+        """How many times a stop signal came."""
+        return len(self._stop_signals)
+
+    def _say_stop_requests(self) -> None:
+        """Log the stop requests the signal handler noted since the last call: the first, and a second."""
+        while self._stop_requests_said < min(self.stop_requests, 2):
+            name = self._stop_signals[self._stop_requests_said]
+            self._stop_requests_said += 1
+            if self._stop_requests_said == 1:
+                log.info("%s: stopping (web, then workers, then Redis; again to hurry)", name)
+            else:
+                log.warning("%s again: not waiting for requests and jobs; cut-off learn jobs are retried after a "
+                            "restart", name)
 
     def stop(self) -> None:
+        self._say_stop_requests()
         if self.web:
             self._stop_children([self.web], self.options.shutdown_timeout)
         self._stop_children(self.workers, self.options.shutdown_timeout)
@@ -559,7 +575,9 @@ class Supervisor:
         return ([self.web] if self.web else []) + self.workers
 
     def _pump(self, timeout: float) -> None:
-        """Relay children's output, line by line with their name in front, for up to ``timeout``."""
+        """Relay children's output, line by line with their name in front, for up to ``timeout``; first
+        log the stop requests the signal handler noted."""
+        self._say_stop_requests()
         try:
             events = self.selector.select(timeout)
         except InterruptedError:  # a signal arrived: let the caller look at the flags

@@ -316,3 +316,18 @@ def test_commands_use_the_redis_of_a_sitewise_up_running_in_their_data_dir(tmp_p
         assert redis.Redis.from_url(running.url).get("written-by") == b"a command"
         client.close()
     up.stop()
+
+
+def test_a_stop_signal_is_noted_by_its_handler_and_told_by_the_main_loop(tmp_path, caplog):
+    """The handler writes nothing: a signal landing while the main thread writes to stderr made the
+    handler's own log line a "reentrant call" RuntimeError, and a run stopping well ended with status 1."""
+    up = Supervisor(Settings(data_dir=str(tmp_path)), UpOptions())
+    with caplog.at_level(logging.INFO, logger="sitewise"):
+        up._request_stop(signal.SIGTERM, None)
+        up._request_stop(signal.SIGINT, None)
+        assert up.stop_requests == 2 and not caplog.records
+        up._pump(0)
+    assert [record.getMessage() for record in caplog.records] == [
+        "SIGTERM: stopping (web, then workers, then Redis; again to hurry)",
+        "SIGINT again: not waiting for requests and jobs; cut-off learn jobs are retried after a restart",
+    ]
