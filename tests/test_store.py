@@ -3,6 +3,7 @@ import signal
 import threading
 
 import pytest
+import redis
 
 from sitewise.page import Page
 from sitewise.redis_conn import EmbeddedRedis, connect
@@ -135,6 +136,23 @@ def test_restart_keeps_data(tmp_path):
     second = connect(data_dir=tmp_path)
     assert Store(second).page_count("news.com") == 1
     second._cleanup()
+
+
+def test_an_embedded_redis_refusing_connections_at_first_is_waited_for(tmp_path, monkeypatch):
+    """redis-server makes its socket a moment before it listens: the first PINGs may be refused."""
+    real_ping = redis.Redis.ping
+    refusals = iter(range(3))
+
+    def refused_at_first(client, **options):
+        if next(refusals, None) is not None:
+            raise redis.ConnectionError("Connection refused.")
+        return real_ping(client, **options)
+
+    monkeypatch.setattr(redis.Redis, "ping", refused_at_first)
+    client = connect(data_dir=tmp_path)
+    assert next(refusals, None) is None  # all three refusals were waited out
+    assert client.set("k", "v") and client.get("k") == b"v"
+    client._cleanup()
 
 
 def test_killed_embedded_redis_keeps_acknowledged_writes(tmp_path):
