@@ -61,7 +61,8 @@ def extract_request(data: Any) -> dict[str, Any]:
     ``"include_comments": true`` to keep an article's comment thread where it scores as content, and
     ``"favor_precision": true`` or ``"favor_recall": true`` for the fallback's reading that favours it,
     ``"output": "markdown"`` or ``"html"`` for the article in that format too (under its name; with
-    ``"include_links": true`` keeping its links), as ``sitewise.extract`` gives it.
+    ``"include_links": true`` keeping its links, ``"include_images": true`` its images), as
+    ``sitewise.extract`` gives it.
 
     The answer is ``sitewise.extract(..., output="json")``'s for the same page (``sitewise.api.extract_article``,
     with the site's rules from the store), under the store's name of the site (an administrator may have
@@ -78,8 +79,9 @@ def extract_request(data: Any) -> dict[str, Any]:
     url = data.get("url")
     if url is not None and not isinstance(url, str):
         raise ApiError.bad_field("url", "must be a string")
-    include_comments, favor_precision, favor_recall, include_links = (
-        _flag(data, name) for name in ("include_comments", "favor_precision", "favor_recall", "include_links"))
+    include_comments, favor_precision, favor_recall, include_links, include_images = (
+        _flag(data, name)
+        for name in ("include_comments", "favor_precision", "favor_recall", "include_links", "include_images"))
     output = data.get("output", "json")
     if output not in OUTPUTS:
         raise ApiError.bad_field("output", f"must be one of {', '.join(OUTPUTS)}")
@@ -102,7 +104,7 @@ def extract_request(data: Any) -> dict[str, Any]:
     answer = {**found.to_json(), "site": site, **_where_found(found.article)}
     if output in _FORMATTED_OUTPUTS:
         source = html or (page.html if page is not None else None) or rebuild_html(page)
-        answer[output] = run_cpu_bound(formatted, found, source, output, include_links)
+        answer[output] = run_cpu_bound(formatted, found, source, output, include_links, include_images)
     return answer
 
 

@@ -122,7 +122,7 @@ class Extracted:
 def extract(
     html: str | bytes, url: str | None = None, *, rules: RulesSource = None, output: Output = "text",
     include_comments: bool = False, favor_precision: bool = False, favor_recall: bool = False,
-    include_links: bool = False,
+    include_links: bool = False, include_images: bool = False,
 ) -> str:
     """The article of one page.
 
@@ -142,6 +142,9 @@ def extract(
     or more of what it is unsure of (one of the two at most; a site's rules select what they learned).
     ``include_links`` (as trafilatura's): Markdown and HTML keep the article's links, each to its address
     resolved against ``url`` (the web's and e-mail's; text and JSON are the words alone either way).
+    ``include_images`` (as trafilatura's): Markdown and HTML keep the article's images, each with its
+    address (the web's, resolved against ``url``) and alternative text: those inside its lines and those
+    between two of its lines with nothing else between (:func:`sitewise.structure.article_blocks`).
 
     A page without an article gives ``""`` (text, Markdown, HTML) or a JSON object whose ``text`` is ``""`` and
     whose ``reason`` says why. Raises :class:`InputError` for input that is not a readable page and
@@ -154,7 +157,7 @@ def extract(
     # text, Markdown and HTML are the article alone: the page's metadata (a second parse) is read for JSON only
     found = extract_article(page_html, url, rules=rules, metadata=output == "json", include_comments=include_comments,
                             favor=favor)
-    return formatted(found, page_html, output, include_links)
+    return formatted(found, page_html, output, include_links, include_images)
 
 
 def favor_of(favor_precision: bool, favor_recall: bool) -> Favor:
@@ -227,19 +230,22 @@ def _page_metadata(page_html: str | None, page: "Page | None" = None, url: str |
     return collected_metadata(page) if page is not None else Metadata()
 
 
-def formatted(found: Extracted, html: str, output: Output, include_links: bool = False) -> str:
+def formatted(
+    found: Extracted, html: str, output: Output, include_links: bool = False, include_images: bool = False
+) -> str:
     """An answer as ``output`` asks (``html``: the page it is of, whose elements Markdown and HTML read;
-    ``include_links``: theirs keep its links, resolved against the answer's URL)."""
+    ``include_links``, ``include_images``: theirs keep its links, its images, resolved against the
+    answer's URL)."""
     if output == "json":
         return json.dumps(found.to_json(), ensure_ascii=False)
     if output == "markdown":
         from .markdown import to_markdown
 
-        return printable(to_markdown(found.text, html, include_links, found.url))
+        return printable(to_markdown(found.text, html, include_links, found.url, images=include_images))
     if output == "html":
         from .article_html import to_html
 
-        return printable(to_html(found.text, html, include_links, found.url))
+        return printable(to_html(found.text, html, include_links, found.url, images=include_images))
     return printable(found.text)
 
 

@@ -5,8 +5,9 @@ fragment: headings ``<h1>``–``<h6>``, paragraphs ``<p>``, list items in ``<ul>
 Markdown nests them, ``<blockquote>``, code in ``<pre><code>`` with the page's line breaks and
 indentation, data tables as ``<table>`` (the first row the article holds of one in ``<thead>``), and
 ``<br>`` between the lines one element splits by a ``<br>``. Every text is escaped; nothing of the page's
-markup (attributes, scripts, styles, images) is kept, nor its links unless asked for: then ``<a href>``
-with the address alone (the web's and e-mail's: :data:`sitewise.structure.LINK_SCHEMES`).
+markup (attributes, scripts, styles) is kept, nor its links and images unless asked for: then ``<a href>``
+with the address alone (the web's and e-mail's: :data:`sitewise.structure.LINK_SCHEMES`), and each image
+as a ``<figure>`` holding an ``<img>`` with its address (the web's) and alternative text alone.
 """
 from __future__ import annotations
 
@@ -18,11 +19,13 @@ from .structure import Block, LineKind, TableRows, article_blocks, continues_lis
 LINE_BREAK = "<br>"
 
 
-def to_html(text: str, html: str, links: bool = False, base_url: str | None = None) -> str:
+def to_html(
+    text: str, html: str, links: bool = False, base_url: str | None = None, *, images: bool = False
+) -> str:
     """``text`` (an article's lines, from ``html``) as an ``<article>`` fragment; "" for no article. With
-    ``links``, the links of its paragraphs, headings, list items and quotes (relative ones resolved
-    against ``base_url``)."""
-    blocks = article_blocks(text, html, links, base_url)
+    ``links``, the links of its paragraphs, headings, list items and quotes, and with ``images`` its
+    images (relative addresses resolved against ``base_url``)."""
+    blocks = article_blocks(text, html, links, base_url, images=images)
     if not blocks:
         return ""
     out = ["<article>\n"]
@@ -83,6 +86,8 @@ def _open_item(out: list[str], lists: list[str], kind: LineKind) -> None:
 def _html_block(block: Block) -> str:
     """A block's element (a list item's opened only: a nested list may follow in it)."""
     kind = block.kind
+    if block.image is not None:
+        return f'<figure><img src="{escape(block.image.src)}" alt="{escape(block.image.alt)}"></figure>\n'
     if kind.code is not None:
         return f"<pre><code>{_escaped(kind.code or block.lines[0])}</code></pre>\n"
     if kind.kind == "table":

@@ -6,8 +6,9 @@ What each line of the article is comes from the page (:func:`sitewise.structure.
 a fence, with the line breaks and indentation the page gives it, the cells of a data table a GitHub
 table (its first row the header; a cell's lines joined by a space, its ``|`` escaped). Lines one element
 gives, split by a ``<br>`` (a poem's, an address's), stay one paragraph, list item or quote, with a hard
-line break (a backslash at a line's end) between them. Inline markup (emphasis) is not kept, links only
-when asked (``[text](address)``), and the characters Markdown would read as markup are escaped.
+line break (a backslash at a line's end) between them. Inline markup (emphasis) is not kept, links and
+images only when asked (``[text](address)``, ``![alt](address)``: :func:`sitewise.structure.article_blocks`
+says which images are the article's), and the characters Markdown would read as markup are escaped.
 """
 from __future__ import annotations
 
@@ -44,10 +45,13 @@ MIN_FENCE = 3
 _BACKTICKS = re.compile(r"`+")
 
 
-def to_markdown(text: str, html: str, links: bool = False, base_url: str | None = None) -> str:
+def to_markdown(
+    text: str, html: str, links: bool = False, base_url: str | None = None, *, images: bool = False
+) -> str:
     """``text`` (an article's lines, from ``html``) as Markdown; with ``links``, the links of its
-    paragraphs, headings, list items and quotes (relative ones resolved against ``base_url``)."""
-    blocks = article_blocks(text, html, links, base_url)
+    paragraphs, headings, list items and quotes, and with ``images`` its images, each ``![alt](address)``
+    (relative addresses resolved against ``base_url``)."""
+    blocks = article_blocks(text, html, links, base_url, images=images)
     out: list[str] = []
     for index, block in enumerate(blocks):
         if index:
@@ -72,7 +76,9 @@ def _separator(before: LineKind, after: LineKind) -> str:
 
 def _markdown_block(block: Block) -> str:
     kind = block.kind
-    if kind.code is not None:
+    if block.image is not None:
+        markdown = f"![{_escaped(block.image.alt)}]({block.image.src})"
+    elif kind.code is not None:
         code = kind.code or block.lines[0]
         fence = "`" * max(MIN_FENCE, 1 + max((len(run) for run in _BACKTICKS.findall(code)), default=0))
         markdown = f"{fence}\n{code}\n{fence}"

@@ -62,6 +62,11 @@ class LineKind(NamedTuple):
 
 
 PARAGRAPH = LineKind()
+#: An image of the article: a block of its own, with no lines.
+IMAGE = LineKind("image")
+#: An image between two lines of the article belongs to it when the page gives at most this many lines
+#: between them, which the article leaves out: a figure's caption and its credit.
+MAX_FIGURE_LINES = 2
 
 
 class Cell(NamedTuple):
@@ -84,6 +89,20 @@ class Link(NamedTuple):
     href: str
 
 
+class Image(NamedTuple):
+    """An image of the page: where its file is (:func:`_image`) and its alternative text."""
+
+    src: str
+    alt: str
+
+
+class PlacedImage(NamedTuple):
+    """An image where the page shows it among its lines: in the line it is placed at, or before it."""
+
+    image: Image
+    in_line: bool
+
+
 class Layout(NamedTuple):
     """What the page's lines are, each by :func:`key`."""
 
@@ -96,6 +115,8 @@ class Layout(NamedTuple):
     cells: dict[int, Cell]
     #: The links of each line, in the order the line gives them (read only when asked).
     links: dict[str, tuple[Link, ...]]
+    #: The images at each index (read only when asked): in that line, or between it and the one before.
+    images: dict[int, list[PlacedImage]]
 
 
 #: A table's rows, each a tuple of its cells, each cell its lines (none for an empty cell).
@@ -112,6 +133,8 @@ class Block(NamedTuple):
     rows: TableRows = ()
     #: The links of each of ``lines`` (when asked for: :func:`article_blocks`).
     links: tuple[tuple[Link, ...], ...] = ()
+    #: An image block's image (its kind :data:`IMAGE`; no lines).
+    image: Image | None = None
 
     def pieces(self, index: int) -> list[tuple[str, str]]:
         """Its line ``index`` as pieces of text, each with the address it links to ("" for plain text)."""
@@ -128,38 +151,48 @@ class _Gathered:
     cells: dict[Cell, list[str]] = field(default_factory=dict)
     #: The links of each of ``lines``.
     links: list[tuple[Link, ...]] = field(default_factory=list)
+    image: Image | None = None
 
 
-def article_blocks(text: str, html: str, links: bool = False, base_url: str | None = None) -> list[Block]:
+def article_blocks(
+    text: str, html: str, links: bool = False, base_url: str | None = None, *, images: bool = False
+) -> list[Block]:
     """``text`` (an article's lines, from ``html``) as blocks, what each is read from the page; with
-    ``links``, each line's links (:func:`_line_links`; relative ones resolved against ``base_url``)."""
-    layout = page_layout(html, links, base_url)
+    ``links``, each line's links (:func:`_line_links`; relative ones resolved against ``base_url``); with
+    ``images``, the article's images as blocks of their own (:func:`_images_before`)."""
+    layout = page_layout(html, links, base_url, images=images)
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     keys = [key(line) for line in lines]
+    places = list(_places(keys, layout))
+    cells = _table_runs([None if place is None else layout.cells.get(place) for place in places])
     gathered: list[_Gathered] = []
-    previous, previous_key, previous_table = PARAGRAPH, "", None
-    for line, line_key, cell in zip(lines, keys, _table_runs(list(_cells(keys, layout)))):
+    shown: set[str] = set()  # the images given, by address: a page may show one twice (a lazy copy)
+    previous, previous_key, previous_table, previous_place = PARAGRAPH, "", None, None
+    for line, line_key, place, cell in zip(lines, keys, places, cells):
         kind = layout.kinds.get(line_key, PARAGRAPH)
-        if cell is not None:
-            kind = LineKind("table", quoted_in=cell.quoted_in)
-            if cell.table != previous_table:
-                gathered.append(_Gathered(kind, []))  # the first line the article gives of a table
+        if cell is not None and cell.table == previous_table:
             gathered[-1].cells.setdefault(cell, []).append(line)
-        elif kind.code_element is not None and kind.code_element == previous.code_element:
+        elif cell is None and kind.code_element is not None and kind.code_element == previous.code_element:
             pass  # the code block is given once, whole
-        elif (previous_key, line_key) in layout.breaks and _breaks_lines(gathered[-1].kind):
+        elif cell is None and (previous_key, line_key) in layout.breaks and _breaks_lines(gathered[-1].kind):
             gathered[-1].lines.append(line)
             gathered[-1].links.append(layout.links.get(line_key, ()))
         else:
-            gathered.append(_Gathered(kind, [line], links=[layout.links.get(line_key, ())]))
-        previous, previous_key, previous_table = kind, line_key, None if cell is None else cell.table
+            gathered += _images_before(layout, place, previous_place, shown)
+            if cell is not None:  # the first line the article gives of a table
+                kind = LineKind("table", quoted_in=cell.quoted_in)
+                gathered.append(_Gathered(kind, [], cells={cell: [line]}))
+            else:
+                gathered.append(_Gathered(kind, [line], links=[layout.links.get(line_key, ())]))
+        previous, previous_key = gathered[-1].kind, line_key
+        previous_table, previous_place = None if cell is None else cell.table, place
     return _blocks(gathered)
 
 
-def _cells(keys: list[str], layout: Layout) -> Iterator[Cell | None]:
-    """The data table cell each line (by key) is of, or None. A line is the page's first line of its text
-    after the page line of the line before it (else its first): the same text ("Yes", "0") stands in
-    many cells, and each is in its own row and column."""
+def _places(keys: list[str], layout: Layout) -> Iterator[int | None]:
+    """Where each line (by key) stands among the page's lines, or None where the page has no such line.
+    A line is the page's first line of its text after the page line of the line before it (else its
+    first): the same text ("Yes", "0") stands in many table cells, each in its own row and column."""
     place = -1
     for line_key in keys:
         places = layout.places.get(line_key)
@@ -168,7 +201,25 @@ def _cells(keys: list[str], layout: Layout) -> Iterator[Cell | None]:
             continue
         later = bisect_right(places, place)
         place = places[later] if later < len(places) else places[0]
-        yield layout.cells.get(place)
+        yield place
+
+
+def _images_before(layout: Layout, place: int | None, previous_place: int | None, shown: set[str]) -> list[_Gathered]:
+    """The article's images to give before its line at page line ``place`` (the article's line before it
+    at ``previous_place``), each once: those in that line, and those between the two lines when the page
+    gives at most :data:`MAX_FIGURE_LINES` other lines between them (a figure's caption and credit, which
+    the article may leave out). An image at the article's edge, or beside more of what the article leaves
+    out, is the page's (a logo, an advertisement, a teaser's picture), as those lines are."""
+    if place is None:
+        return []
+    between = previous_place is not None and 0 < place - previous_place <= MAX_FIGURE_LINES + 1
+    out = []
+    for index in range(previous_place + 1, place + 1) if between else (place,):  # type: ignore[operator]
+        for placed in layout.images.get(index, ()):
+            if (between or placed.in_line) and placed.image.src not in shown:
+                shown.add(placed.image.src)
+                out.append(_Gathered(IMAGE, [], image=placed.image))
+    return out
 
 
 def _table_runs(cells: list[Cell | None]) -> list[Cell | None]:
@@ -194,7 +245,7 @@ def _blocks(gathered: list[_Gathered]) -> list[Block]:
             open_items = []  # the list ended: the next item starts one
         if kind.kind.startswith("list"):
             kind = kind._replace(level=_nested_level(open_items, kind.level))
-        blocks.append(Block(kind, tuple(block.lines), _table_rows(block.cells), tuple(block.links)))
+        blocks.append(Block(kind, tuple(block.lines), _table_rows(block.cells), tuple(block.links), block.image))
     return blocks
 
 
@@ -229,15 +280,17 @@ def _table_rows(cells: dict[Cell, list[str]]) -> TableRows:
     return tuple(tuple(rows[number]) for number in sorted(rows))
 
 
-def page_layout(html: str, links: bool = False, base_url: str | None = None) -> Layout:
+def page_layout(html: str, links: bool = False, base_url: str | None = None, *, images: bool = False) -> Layout:
     """What each line of the page is, which lines a ``<br>`` splits, and the data table cells; with
-    ``links``, the links of each line (:func:`_line_links`)."""
+    ``links``, the links of each line (:func:`_line_links`); with ``images``, where its images are."""
     from .learn.rules import page_lines
 
-    layout = Layout({}, set(), {}, {}, {})
+    layout = Layout({}, set(), {}, {}, {}, {})
     previous_key = ""
     cell_elements: dict[int, Any] = {}  # page line index → the table cell element it is in
-    for index, (line, block, after_break) in enumerate(page_lines(html)):
+    found_images: list[tuple[int, int, Any]] | None = [] if images else None
+    lines = page_lines(html, found_images)
+    for index, (line, block, after_break) in enumerate(lines):
         line_key = key(line)
         if line_key not in layout.kinds:
             layout.kinds[line_key] = _kind_of(block)
@@ -251,6 +304,11 @@ def page_layout(html: str, links: bool = False, base_url: str | None = None) -> 
         if cell is not None:
             cell_elements[index] = cell
     layout.cells.update(_data_table_cells(cell_elements))
+    for index, block_id, element in found_images or ():
+        image = _image(element, base_url)
+        if image is not None:
+            in_line = index < len(lines) and lines[index][1].mem_id == block_id
+            layout.images.setdefault(index, []).append(PlacedImage(image, in_line))
     return layout
 
 
@@ -273,11 +331,11 @@ def _line_links(line: str, block: Any, base_url: str | None) -> tuple[Link, ...]
 LINK_SCHEMES = frozenset({"http", "https", "mailto"})
 
 
-def _link_target(href: str, base_url: str | None) -> str:
+def _link_target(href: str, base_url: str | None, schemes: frozenset[str] = LINK_SCHEMES) -> str:
     """Where a link leads: resolved against the page's address when it is relative and the address is
     known, percent-encoded where Markdown and HTML would read a character otherwise (spaces, brackets,
-    quotes); "" for a link that leads nowhere an article's reader can follow (another scheme, only a
-    place on the page itself, which the article is not, or an address no URL parser reads)."""
+    quotes); "" for a link that leads nowhere an article's reader can follow (a scheme not of ``schemes``,
+    only a place on the page itself, which the article is not, or an address no URL parser reads)."""
     href = href.strip()
     if not href or href.startswith("#"):
         return ""
@@ -286,9 +344,41 @@ def _link_target(href: str, base_url: str | None) -> str:
         scheme = urllib.parse.urlsplit(target).scheme.lower()
     except ValueError:  # (a broken IPv6 host: "http://[::1/x")
         return ""
-    if scheme and scheme not in LINK_SCHEMES:
+    if scheme and scheme not in schemes:
         return ""
     return urllib.parse.quote(target, safe=_URL_SAFE)
+
+
+#: Where an image's file may be: the web's schemes (a ``data:`` address is a lazy page's placeholder, or
+#: the picture itself, too long for a reader's text: the next attribute is read).
+IMAGE_SCHEMES = frozenset({"http", "https"})
+#: The attributes that may hold an image's address, in the order they are read: ``src``, and those of
+#: the lazy-loading scripts that leave ``src`` empty or a placeholder until the image is scrolled to.
+IMAGE_SOURCE_ATTRIBUTES = ("src", "data-src", "data-lazy-src", "data-original", "data-url")
+#: ... and, failing those, the first address of a ``srcset``.
+IMAGE_SET_ATTRIBUTES = ("srcset", "data-srcset")
+#: An image the page declares narrower or lower than this (``width``/``height``, in pixels) is an icon,
+#: a spacer or a tracking pixel, not the article's picture.
+MIN_IMAGE_SIDE = 50
+_PIXELS = re.compile(r"\s*(\d{1,6})\s*(?:px)?\s*$")
+
+
+def _image(element: Any, base_url: str | None) -> Image | None:
+    """An ``<img>`` as the article's image: its address (:data:`IMAGE_SOURCE_ATTRIBUTES`, resolved as a
+    link's) and its alternative text; None for an image too small to be a picture or with no address."""
+    attributes = element.attributes
+    for side in ("width", "height"):
+        pixels = _PIXELS.match(attributes.get(side) or "")
+        if pixels and int(pixels.group(1)) < MIN_IMAGE_SIDE:
+            return None
+    sources = [attributes.get(name) or "" for name in IMAGE_SOURCE_ATTRIBUTES]
+    # (a candidate's address ends at a space, and a comma there ends the candidate, not the address)
+    sources += [((attributes.get(name) or "").split() or [""])[0].rstrip(",") for name in IMAGE_SET_ATTRIBUTES]
+    for source in sources:
+        src = _link_target(source, base_url, IMAGE_SCHEMES)
+        if src:
+            return Image(src, " ".join((attributes.get("alt") or "").split()))
+    return None
 
 
 #: The characters a link's address keeps as they are (the reserved ones, ``%`` of those already

@@ -60,6 +60,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="the fallback keeps an article's comment thread when it scores as content")
     parser.add_argument("--include-links", action="store_true",
                         help="markdown and html keep the article's links (resolved against the page's URL)")
+    parser.add_argument("--include-images", action="store_true",
+                        help="markdown and html keep the article's images (resolved against the page's URL)")
     favor = parser.add_mutually_exclusive_group()
     favor.add_argument("--favor-precision", action="store_true",
                        help="the fallback keeps only what it is surer of (less boilerplate, some text missed)")
@@ -87,6 +89,7 @@ class Task:
     #: What the fallback's reading favours ("precision", "recall"; None: balanced).
     favor: str | None = None
     include_links: bool = False
+    include_images: bool = False
     #: Why the page could not be rendered (a URL that did not load), when it could not.
     render_error: str | None = None
 
@@ -139,7 +142,8 @@ def _is_url(source: str) -> bool:
 
 def _task(source: str, args: argparse.Namespace, output: str) -> Task:
     task = Task(source, args.url, None, output, args.mss_model, include_comments=args.include_comments,
-                favor=favor_of(args.favor_precision, args.favor_recall), include_links=args.include_links)
+                favor=favor_of(args.favor_precision, args.favor_recall), include_links=args.include_links,
+                include_images=args.include_images)
     if _is_url(source):
         task.url = source
     elif source == STDIN:
@@ -225,7 +229,7 @@ def _extract(task: Task) -> dict[str, Any]:
         return {"source": task.source, "error": str(exc)}
     answer = {"source": task.source, **found.to_json()}
     if task.output != "json":  # JSON prints the answer itself
-        answer["output"] = formatted(found, html, task.output, task.include_links)
+        answer["output"] = formatted(found, html, task.output, task.include_links, task.include_images)
     return answer
 
 
