@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sitewise.api import OUTPUTS, extract_article, favor_of, formatted, markup_chars, readable_html
+from sitewise.api import OUTPUTS, Formatting, extract_article, favor_of, formatted, markup_chars, readable_html
 from sitewise.errors import InputError
 from sitewise.page import Page, PageError, host_of
 from sitewise.pipeline import Article
@@ -61,8 +61,8 @@ def extract_request(data: Any) -> dict[str, Any]:
     ``"include_comments": true`` to keep an article's comment thread where it scores as content, and
     ``"favor_precision": true`` or ``"favor_recall": true`` for the fallback's reading that favours it,
     ``"output": "markdown"`` or ``"html"`` for the article in that format too (under its name; with
-    ``"include_links": true`` keeping its links, ``"include_images": true`` its images), as
-    ``sitewise.extract`` gives it.
+    ``"include_links": true`` keeping its links, ``"include_images": true`` its images,
+    ``"with_metadata": true`` the page's metadata), as ``sitewise.extract`` gives it.
 
     The answer is ``sitewise.extract(..., output="json")``'s for the same page (``sitewise.api.extract_article``,
     with the site's rules from the store), under the store's name of the site (an administrator may have
@@ -79,9 +79,9 @@ def extract_request(data: Any) -> dict[str, Any]:
     url = data.get("url")
     if url is not None and not isinstance(url, str):
         raise ApiError.bad_field("url", "must be a string")
-    include_comments, favor_precision, favor_recall, include_links, include_images = (
-        _flag(data, name)
-        for name in ("include_comments", "favor_precision", "favor_recall", "include_links", "include_images"))
+    include_comments, favor_precision, favor_recall = (
+        _flag(data, name) for name in ("include_comments", "favor_precision", "favor_recall"))
+    formatting = Formatting(*(_flag(data, name) for name in ("include_links", "include_images", "with_metadata")))
     output = data.get("output", "json")
     if output not in OUTPUTS:
         raise ApiError.bad_field("output", f"must be one of {', '.join(OUTPUTS)}")
@@ -104,7 +104,7 @@ def extract_request(data: Any) -> dict[str, Any]:
     answer = {**found.to_json(), "site": site, **_where_found(found.article)}
     if output in _FORMATTED_OUTPUTS:
         source = html or (page.html if page is not None else None) or rebuild_html(page)
-        answer[output] = run_cpu_bound(formatted, found, source, output, include_links, include_images)
+        answer[output] = run_cpu_bound(formatted, found, source, output, formatting)
     return answer
 
 

@@ -122,7 +122,7 @@ class Extracted:
 def extract(
     html: str | bytes, url: str | None = None, *, rules: RulesSource = None, output: Output = "text",
     include_comments: bool = False, favor_precision: bool = False, favor_recall: bool = False,
-    include_links: bool = False, include_images: bool = False,
+    include_links: bool = False, include_images: bool = False, with_metadata: bool = False,
 ) -> str:
     """The article of one page.
 
@@ -144,7 +144,10 @@ def extract(
     resolved against ``url`` (the web's and e-mail's; text and JSON are the words alone either way).
     ``include_images`` (as trafilatura's): Markdown and HTML keep the article's images, each with its
     address (the web's, resolved against ``url``) and alternative text: those inside its lines and those
-    between two of its lines with nothing else between (:func:`sitewise.structure.article_blocks`).
+    between two of its lines with at most a caption and credit left out (:func:`sitewise.structure.article_blocks`).
+    ``with_metadata`` (as trafilatura's): text and Markdown open with the page's metadata as YAML front
+    matter (title, author, date, url, site name, description, language: those it has), and HTML is a
+    whole document with them in its head (JSON holds them always).
 
     A page without an article gives ``""`` (text, Markdown, HTML) or a JSON object whose ``text`` is ``""`` and
     whose ``reason`` says why. Raises :class:`InputError` for input that is not a readable page and
@@ -154,10 +157,10 @@ def extract(
         raise InputError(f"output must be one of {', '.join(OUTPUTS)}, not {output!r}")
     favor = favor_of(favor_precision, favor_recall)
     page_html = readable_html(html)
-    # text, Markdown and HTML are the article alone: the page's metadata (a second parse) is read for JSON only
-    found = extract_article(page_html, url, rules=rules, metadata=output == "json", include_comments=include_comments,
-                            favor=favor)
-    return formatted(found, page_html, output, include_links, include_images)
+    # text, Markdown and HTML are the article alone unless asked: the metadata is a second parse
+    found = extract_article(page_html, url, rules=rules, metadata=output == "json" or with_metadata,
+                            include_comments=include_comments, favor=favor)
+    return formatted(found, page_html, output, Formatting(include_links, include_images, with_metadata))
 
 
 def favor_of(favor_precision: bool, favor_recall: bool) -> Favor:
@@ -230,23 +233,67 @@ def _page_metadata(page_html: str | None, page: "Page | None" = None, url: str |
     return collected_metadata(page) if page is not None else Metadata()
 
 
-def formatted(
-    found: Extracted, html: str, output: Output, include_links: bool = False, include_images: bool = False
-) -> str:
-    """An answer as ``output`` asks (``html``: the page it is of, whose elements Markdown and HTML read;
-    ``include_links``, ``include_images``: theirs keep its links, its images, resolved against the
-    answer's URL)."""
+@dataclass(frozen=True)
+class Formatting:
+    """What the Markdown, HTML and text outputs hold beside the article's words (trafilatura's options of
+    the same names): its links and images (Markdown and HTML), and the page's metadata (all three)."""
+
+    include_links: bool = False
+    include_images: bool = False
+    with_metadata: bool = False
+
+
+#: The page's metadata an output given ``with_metadata`` opens with, in this order (the JSON output's
+#: fields of the same names).
+METADATA_FIELDS = ("title", "author", "date", "url", "site_name", "description", "language")
+
+
+def formatted(found: Extracted, html: str, output: Output, formatting: Formatting = Formatting()) -> str:
+    """An answer as ``output`` asks (``html``: the page it is of, whose elements Markdown and HTML read),
+    with what ``formatting`` adds: links and images resolved against the answer's URL; and the page's
+    metadata (:data:`METADATA_FIELDS`, those it has) as YAML front matter before text and Markdown, and as
+    an HTML document's ``<title>`` and ``<meta>`` elements around the ``<article>``. No article is "",
+    metadata or not."""
     if output == "json":
         return json.dumps(found.to_json(), ensure_ascii=False)
     if output == "markdown":
         from .markdown import to_markdown
 
-        return printable(to_markdown(found.text, html, include_links, found.url, images=include_images))
-    if output == "html":
+        article = to_markdown(found.text, html, formatting.include_links, found.url, images=formatting.include_images)
+    elif output == "html":
         from .article_html import to_html
 
-        return printable(to_html(found.text, html, include_links, found.url, images=include_images))
-    return printable(found.text)
+        article = to_html(found.text, html, formatting.include_links, found.url, images=formatting.include_images)
+    else:
+        article = found.text
+    if formatting.with_metadata and article:
+        known = {name: value for name in METADATA_FIELDS if (value := getattr(found, name))}
+        article = _html_document(known, article) if output == "html" else _front_matter(known) + article
+    return printable(article)
+
+
+def _front_matter(known: dict[str, str]) -> str:
+    """YAML front matter (as static site generators and note-taking apps read it), each value a JSON
+    string: every JSON string is a YAML double-quoted scalar, its escapes YAML's own."""
+    lines = [f"{name}: {json.dumps(value, ensure_ascii=False)}" for name, value in known.items()]
+    return "---\n" + "".join(line + "\n" for line in lines) + "---\n\n"
+
+
+def _html_document(known: dict[str, str], article: str) -> str:
+    """The article fragment as a document whose head holds the metadata: ``<title>``, ``lang`` and a
+    ``<meta name content>`` for each other field (the URL as the canonical link)."""
+    from html import escape
+
+    head = ['<meta charset="utf-8">']
+    if "title" in known:
+        head.append(f"<title>{escape(known['title'], quote=False)}</title>")
+    if "url" in known:
+        head.append(f'<link rel="canonical" href="{escape(known["url"])}">')
+    head += [f'<meta name="{name}" content="{escape(value)}">' for name, value in known.items()
+             if name not in ("title", "url", "language")]
+    language = f' lang="{escape(known["language"])}"' if "language" in known else ""
+    return (f"<!DOCTYPE html>\n<html{language}>\n<head>\n" + "\n".join(head) + "\n</head>\n<body>\n"
+            + article + "\n</body>\n</html>")
 
 
 def printable(text: str) -> str:

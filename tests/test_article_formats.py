@@ -179,6 +179,44 @@ def test_images_are_kept_only_when_asked_each_where_the_article_shows_it():
     assert sitewise.extract(html, url=url, include_images=True) == sitewise.extract(html, url=url)
 
 
+#: A page that says what it is: title, author, date, description (with quotes, a colon and a line's end to
+#: escape), language and site name.
+DESCRIBED = (
+    '<html lang="en-GB"><head><title>Dockers strike | The Harbour Times</title>'
+    '<meta property="og:site_name" content="The Harbour Times">'
+    '<meta name="author" content="Ann O\'Hara"><meta property="article:published_time" content="2024-03-05T08:00:00Z">'
+    '<meta name="description" content="The port\'s &quot;last offer&quot;: refused.&#10;Talks go on."></head>'
+    f"<body>{PICTURED}</body></html>"
+)
+
+
+def test_metadata_opens_text_and_markdown_and_heads_html_only_when_asked():
+    import yaml
+
+    url = "https://news.test/2024/strike"
+    expected = {"title": "Dockers strike", "author": "Ann O'Hara", "date": "2024-03-05T08:00:00+00:00", "url": url,
+                "site_name": "The Harbour Times", "description": "The port's \"last offer\": refused. Talks go on.",
+                "language": "en-GB"}
+    for output in ("text", "markdown"):
+        plain = sitewise.extract(DESCRIBED, url=url, output=output)
+        with_metadata = sitewise.extract(DESCRIBED, url=url, output=output, with_metadata=True)
+        assert not plain.startswith("---") and with_metadata.startswith("---\n")
+        _, front_matter, article = with_metadata.split("---\n", 2)
+        assert yaml.safe_load(front_matter) == expected
+        assert list(yaml.safe_load(front_matter)) == ["title", "author", "date", "url", "site_name", "description",
+                                                     "language"]
+        assert article == "\n" + plain
+    document = sitewise.extract(DESCRIBED, url=url, output="html", with_metadata=True)
+    assert document.startswith('<!DOCTYPE html>\n<html lang="en-GB">\n<head>\n<meta charset="utf-8">\n<title>Dockers strike</title>\n')
+    assert '<link rel="canonical" href="https://news.test/2024/strike">' in document
+    assert '<meta name="description" content="The port&#x27;s &quot;last offer&quot;: refused. Talks go on.">' in document
+    assert document.endswith("<body>\n" + sitewise.extract(DESCRIBED, url=url, output="html") + "\n</body>\n</html>")
+    # a page without an article gives nothing, metadata or not; JSON holds the metadata always
+    assert sitewise.extract("<html><head><title>Empty</title></head><body></body></html>", with_metadata=True) == ""
+    assert sitewise.extract(DESCRIBED, url=url, output="json", with_metadata=True) == sitewise.extract(
+        DESCRIBED, url=url, output="json")
+
+
 def test_cli_keeps_links_when_asked(tmp_path, capsys):
     saved = tmp_path / "page.html"
     saved.write_text(page(LINKED), encoding="utf-8")
@@ -189,3 +227,6 @@ def test_cli_keeps_links_when_asked(tmp_path, capsys):
     assert main(["extract", str(saved), "--url", "https://news.test/a", "--no-store", "--output", "html",
                  "--include-images"]) == 0
     assert '<img src="https://news.test/img/leader.jpg" alt="The leader">' in capsys.readouterr().out
+    saved.write_text(DESCRIBED, encoding="utf-8")
+    assert main(["extract", str(saved), "--url", "https://news.test/a", "--no-store", "--with-metadata"]) == 0
+    assert capsys.readouterr().out.startswith('---\ntitle: "Dockers strike"\nauthor: "Ann O\'Hara"\n')

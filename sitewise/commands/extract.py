@@ -11,11 +11,11 @@ import json
 import os
 import re
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
-from ..api import OUTPUTS, favor_of, load_rules, site_for
+from ..api import OUTPUTS, Formatting, favor_of, load_rules, site_for
 from .collect import check_timeout
 
 if TYPE_CHECKING:
@@ -62,6 +62,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="markdown and html keep the article's links (resolved against the page's URL)")
     parser.add_argument("--include-images", action="store_true",
                         help="markdown and html keep the article's images (resolved against the page's URL)")
+    parser.add_argument("--with-metadata", action="store_true",
+                        help="text and markdown open with the page's title, author, date... as YAML front "
+                             "matter; html is a whole document with them in its head")
     favor = parser.add_mutually_exclusive_group()
     favor.add_argument("--favor-precision", action="store_true",
                        help="the fallback keeps only what it is surer of (less boilerplate, some text missed)")
@@ -88,8 +91,8 @@ class Task:
     include_comments: bool = False
     #: What the fallback's reading favours ("precision", "recall"; None: balanced).
     favor: str | None = None
-    include_links: bool = False
-    include_images: bool = False
+    #: What text, Markdown and HTML hold beside the article's words.
+    formatting: Formatting = field(default_factory=Formatting)
     #: Why the page could not be rendered (a URL that did not load), when it could not.
     render_error: str | None = None
 
@@ -142,8 +145,8 @@ def _is_url(source: str) -> bool:
 
 def _task(source: str, args: argparse.Namespace, output: str) -> Task:
     task = Task(source, args.url, None, output, args.mss_model, include_comments=args.include_comments,
-                favor=favor_of(args.favor_precision, args.favor_recall), include_links=args.include_links,
-                include_images=args.include_images)
+                favor=favor_of(args.favor_precision, args.favor_recall),
+                formatting=Formatting(args.include_links, args.include_images, args.with_metadata))
     if _is_url(source):
         task.url = source
     elif source == STDIN:
@@ -223,13 +226,14 @@ def _extract(task: Task) -> dict[str, Any]:
         html = readable_html(source)
         # the page's metadata (a second parse) only where it is printed: in JSON
         found = extract_article(html, task.url, rules=task.rules, page=task.page, mss_model=task.mss_model,
-                                metadata=task.output == "json", site_rules=task.site_rules,
+                                metadata=task.output == "json" or task.formatting.with_metadata,
+                                site_rules=task.site_rules,
                                 include_comments=task.include_comments, favor=task.favor)
     except (InputError, OSError) as exc:
         return {"source": task.source, "error": str(exc)}
     answer = {"source": task.source, **found.to_json()}
     if task.output != "json":  # JSON prints the answer itself
-        answer["output"] = formatted(found, html, task.output, task.include_links, task.include_images)
+        answer["output"] = formatted(found, html, task.output, task.formatting)
     return answer
 
 
