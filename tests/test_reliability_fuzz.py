@@ -203,11 +203,25 @@ def test_arbitrary_bytes_are_refused(client, store, body, gzip_header):
     check_upload(store, client, body, {"Content-Encoding": "gzip"} if gzip_header else {})
 
 
+#: Pieces of pages, odd ones among them, for what formats the article: images, links, tables, code, metadata.
+HTML_PIECES = [
+    "<p>", "</p>", "The dockers voted to strike after long talks with the port. ", "<br>", "<h1>", "</h1>", "<li>",
+    "<table><tr><td>", "</td><td>", "</tr></table>", "<pre>  code\n", "</pre>", "<blockquote>", "</blockquote>",
+    "<img src='a.jpg' alt='A [picture]'>", "<img srcset=' , '>", "<img src='http://[::1'>", "<img width='0' src='b.png'>",
+    "<img data-src='javascript:x()' src='data:,'>", "<img srcset='c.jpg 2x, d.jpg'>", "<figure>", "</figure>",
+    "<a href='/x'>", "<a href='mailto:a@b'>", "</a>", "<title>T | S</title>", "<meta name='author' content='\"A\"\n'>",
+    "<html lang='zz-\u202e'>", "&#0;", "&#x1b;", "\x00", "<math><annotation>x^2</annotation></math>",
+]
+html_pages = st.text(max_size=400) | st.lists(st.sampled_from(HTML_PIECES), max_size=30).map("".join)
+
+
 @settings(max_examples=60, deadline=None)
 @given(
     request=st.one_of(
         st.fixed_dictionaries({"page": pages}),
-        st.fixed_dictionaries({"html": st.text(max_size=400)}, optional={"url": st.none() | urls | json_values}),
+        st.fixed_dictionaries({"html": html_pages}, optional={
+            "url": st.none() | urls | json_values, "output": st.sampled_from(["text", "json", "markdown", "html"]),
+            **{flag: st.booleans() for flag in ("include_links", "include_images", "with_metadata")}}),
         st.fixed_dictionaries({}, optional={"page": json_values, "html": json_values, "url": json_values}),
         json_values,
     )
