@@ -62,7 +62,8 @@ def extract_request(data: Any) -> dict[str, Any]:
     ``"favor_precision": true`` or ``"favor_recall": true`` for the fallback's reading that favours it,
     ``"output": "markdown"`` or ``"html"`` for the article in that format too (under its name; with
     ``"include_links": true`` keeping its links, ``"include_images": true`` its images,
-    ``"with_metadata": true`` the page's metadata), as ``sitewise.extract`` gives it.
+    ``"with_metadata": true`` the page's metadata, ``"include_formatting": true`` its bold, italic,
+    struck-through and code words), as ``sitewise.extract`` gives it.
 
     The answer is ``sitewise.extract(..., output="json")``'s for the same page (``sitewise.api.extract_article``,
     with the site's rules from the store), under the store's name of the site (an administrator may have
@@ -81,7 +82,8 @@ def extract_request(data: Any) -> dict[str, Any]:
         raise ApiError.bad_field("url", "must be a string")
     include_comments, favor_precision, favor_recall = (
         _flag(data, name) for name in ("include_comments", "favor_precision", "favor_recall"))
-    formatting = Formatting(*(_flag(data, name) for name in ("include_links", "include_images", "with_metadata")))
+    formatting = Formatting(*(_flag(data, name) for name in (
+        "include_links", "include_images", "with_metadata", "include_formatting")))
     output = data.get("output", "json")
     if output not in OUTPUTS:
         raise ApiError.bad_field("output", f"must be one of {', '.join(OUTPUTS)}")

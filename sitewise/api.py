@@ -123,6 +123,7 @@ def extract(
     html: str | bytes, url: str | None = None, *, rules: RulesSource = None, output: Output = "text",
     include_comments: bool = False, favor_precision: bool = False, favor_recall: bool = False,
     include_links: bool = False, include_images: bool = False, with_metadata: bool = False,
+    include_formatting: bool = False,
 ) -> str:
     """The article of one page.
 
@@ -148,6 +149,8 @@ def extract(
     ``with_metadata`` (as trafilatura's): text and Markdown open with the page's metadata as YAML front
     matter (title, author, date, url, site name, description, language: those it has), and HTML is a
     whole document with them in its head (JSON holds them always).
+    ``include_formatting`` (as trafilatura's): Markdown and HTML mark the article's bold, italic,
+    struck-through and code words (``**``/``<strong>``, ``*``/``<em>``, ``~~``/``<del>``, backticks/``<code>``).
 
     A page without an article gives ``""`` (text, Markdown, HTML) or a JSON object whose ``text`` is ``""`` and
     whose ``reason`` says why. Raises :class:`InputError` for input that is not a readable page and
@@ -160,7 +163,8 @@ def extract(
     # text, Markdown and HTML are the article alone unless asked: the metadata is a second parse
     found = extract_article(page_html, url, rules=rules, metadata=output == "json" or with_metadata,
                             include_comments=include_comments, favor=favor)
-    return formatted(found, page_html, output, Formatting(include_links, include_images, with_metadata))
+    return formatted(found, page_html, output,
+                     Formatting(include_links, include_images, with_metadata, include_formatting))
 
 
 def favor_of(favor_precision: bool, favor_recall: bool) -> Favor:
@@ -236,11 +240,14 @@ def _page_metadata(page_html: str | None, page: "Page | None" = None, url: str |
 @dataclass(frozen=True)
 class Formatting:
     """What the Markdown, HTML and text outputs hold beside the article's words (trafilatura's options of
-    the same names): its links and images (Markdown and HTML), and the page's metadata (all three)."""
+    the same names): its links, images and inline marks (Markdown and HTML), and the page's metadata (all
+    three)."""
 
     include_links: bool = False
     include_images: bool = False
     with_metadata: bool = False
+    #: Bold, italic, struck-through and code words, marked (Markdown and HTML).
+    include_formatting: bool = False
 
 
 #: The page's metadata an output given ``with_metadata`` opens with, in this order (the JSON output's
@@ -259,11 +266,13 @@ def formatted(found: Extracted, html: str, output: Output, formatting: Formattin
     if output == "markdown":
         from .markdown import to_markdown
 
-        article = to_markdown(found.text, html, formatting.include_links, found.url, images=formatting.include_images)
+        article = to_markdown(found.text, html, formatting.include_links, found.url,
+                              images=formatting.include_images, marks=formatting.include_formatting)
     elif output == "html":
         from .article_html import to_html
 
-        article = to_html(found.text, html, formatting.include_links, found.url, images=formatting.include_images)
+        article = to_html(found.text, html, formatting.include_links, found.url,
+                          images=formatting.include_images, marks=formatting.include_formatting)
     else:
         article = found.text
     if formatting.with_metadata and article:

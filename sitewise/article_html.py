@@ -5,27 +5,31 @@ fragment: headings ``<h1>``–``<h6>``, paragraphs ``<p>``, list items in ``<ul>
 Markdown nests them, ``<blockquote>``, code in ``<pre><code>`` with the page's line breaks and
 indentation, data tables as ``<table>`` (the first row the article holds of one in ``<thead>``), and
 ``<br>`` between the lines one element splits by a ``<br>``. Every text is escaped; nothing of the page's
-markup (attributes, scripts, styles) is kept, nor its links and images unless asked for: then ``<a href>``
+markup (attributes, scripts, styles) is kept, nor its links, images and inline marks (bold, italic,
+struck-through, code) unless asked for: then ``<a href>``
 with the address alone (the web's and e-mail's: :data:`sitewise.structure.LINK_SCHEMES`), and each image
-as a ``<figure>`` holding an ``<img>`` with its address (the web's) and alternative text alone.
+as a ``<figure>`` holding an ``<img>`` with its address (the web's) and alternative text alone, and the
+marks as ``<strong>``, ``<em>``, ``<del>`` and ``<code>``.
 """
 from __future__ import annotations
 
 from html import escape
 
-from .structure import Block, LineKind, TableRows, article_blocks, continues_list
+from .structure import Block, LineKind, TableRows, article_blocks, continues_list, inline_events
 
 #: Between the lines of one block (where Markdown gives a hard line break) and of one table cell.
 LINE_BREAK = "<br>"
 
 
 def to_html(
-    text: str, html: str, links: bool = False, base_url: str | None = None, *, images: bool = False
+    text: str, html: str, links: bool = False, base_url: str | None = None, *, images: bool = False,
+    marks: bool = False,
 ) -> str:
     """``text`` (an article's lines, from ``html``) as an ``<article>`` fragment; "" for no article. With
-    ``links``, the links of its paragraphs, headings, list items and quotes, and with ``images`` its
-    images (relative addresses resolved against ``base_url``)."""
-    blocks = article_blocks(text, html, links, base_url, images=images)
+    ``links``, the links of its paragraphs, headings, list items and quotes, with ``images`` its images
+    (relative addresses resolved against ``base_url``), and with ``marks`` their bold, italic,
+    struck-through and code words."""
+    blocks = article_blocks(text, html, links, base_url, images=images, marks=marks)
     if not blocks:
         return ""
     out = ["<article>\n"]
@@ -115,9 +119,18 @@ def _html_row(row: tuple[tuple[str, ...], ...], cell_tag: str) -> str:
 
 
 def _inline(block: Block, index: int) -> str:
-    """A block's line escaped, with its links (:attr:`Block.links`) as ``<a href>``."""
-    return "".join(f'<a href="{escape(href)}">{_escaped(text)}</a>' if href else _escaped(text)
-                   for text, href in block.pieces(index))
+    """A block's line escaped, with its links (:attr:`Block.links`) as ``<a href>`` and its marks
+    (:attr:`Block.marks`) as ``<strong>``, ``<em>``, ``<del>`` and ``<code>``."""
+    out = []
+    for event, value in inline_events(block.pieces(index)):
+        if event == "open":
+            out.append(f"<{value}>")
+        elif event == "close":
+            out.append(f"</{value}>")
+        else:
+            text = f"<code>{_escaped(value.text)}</code>" if "code" in value.marks else _escaped(value.text)
+            out.append(f'<a href="{escape(value.href)}">{text}</a>' if value.href else text)
+    return "".join(out)
 
 
 def _escaped(text: str) -> str:

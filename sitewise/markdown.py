@@ -6,15 +6,16 @@ What each line of the article is comes from the page (:func:`sitewise.structure.
 a fence, with the line breaks and indentation the page gives it, the cells of a data table a GitHub
 table (its first row the header; a cell's lines joined by a space, its ``|`` escaped). Lines one element
 gives, split by a ``<br>`` (a poem's, an address's), stay one paragraph, list item or quote, with a hard
-line break (a backslash at a line's end) between them. Inline markup (emphasis) is not kept, links and
-images only when asked (``[text](address)``, ``![alt](address)``: :func:`sitewise.structure.article_blocks`
+line break (a backslash at a line's end) between them. Inline markup (bold, italic, struck-through and
+code words), links and images only when asked (``[text](address)``, ``![alt](address)``: :func:`sitewise.structure.article_blocks`
 says which images are the article's), and the characters Markdown would read as markup are escaped.
 """
 from __future__ import annotations
 
 import re
+import unicodedata
 
-from .structure import Block, LineKind, TableRows, article_blocks, continues_list
+from .structure import Block, LineKind, Piece, TableRows, article_blocks, continues_list, inline_events
 
 #: Markdown reads a paragraph starting like this as markup (a heading, a quote, a list item, a fence, a
 #: thematic break): such a line gets a backslash before its first character ...
@@ -40,18 +41,22 @@ HARD_BREAK = "\\\n"
 #: CommonMark nests an item only at or past its parent item's text (two spaces under "1. " start a new
 #: item of the outer list); fewer than four, which would make an item with no parent line above it code.
 LIST_INDENT = 3
+#: How Markdown marks the nested marks (:data:`sitewise.structure.NESTED_MARKS`): ``~~`` is GitHub's.
+MARKERS = {"strong": "**", "em": "*", "del": "~~"}
 #: A code fence is at least this many backticks, and longer than any run of them in the code.
 MIN_FENCE = 3
 _BACKTICKS = re.compile(r"`+")
 
 
 def to_markdown(
-    text: str, html: str, links: bool = False, base_url: str | None = None, *, images: bool = False
+    text: str, html: str, links: bool = False, base_url: str | None = None, *, images: bool = False,
+    marks: bool = False,
 ) -> str:
     """``text`` (an article's lines, from ``html``) as Markdown; with ``links``, the links of its
-    paragraphs, headings, list items and quotes, and with ``images`` its images, each ``![alt](address)``
-    (relative addresses resolved against ``base_url``)."""
-    blocks = article_blocks(text, html, links, base_url, images=images)
+    paragraphs, headings, list items and quotes, with ``images`` its images, each ``![alt](address)``
+    (relative addresses resolved against ``base_url``), and with ``marks`` their bold, italic,
+    struck-through and code words (``**``, ``*``, ``~~``, backticks)."""
+    blocks = article_blocks(text, html, links, base_url, images=images, marks=marks)
     out: list[str] = []
     for index, block in enumerate(blocks):
         if index:
@@ -108,8 +113,74 @@ def _markdown_table(rows: TableRows) -> str:
 
 
 def _inline(block: Block, index: int) -> str:
-    """A block's line escaped (:func:`_escaped`), with its links (:attr:`Block.links`) as Markdown links."""
-    return "".join(f"[{_escaped(text)}]({href})" if href else _escaped(text) for text, href in block.pieces(index))
+    """A block's line escaped (:func:`_escaped`), with its links (:attr:`Block.links`) as Markdown links and
+    its marks (:attr:`Block.marks`) as emphasis, strikethrough (GitHub's) and code spans, each mark whose
+    delimiters Markdown would read (:func:`_unreadable_marks`)."""
+    parts, markers = [], []  # the output's parts; the open/close parts of each mark
+    opened: list[int] = []
+    for event, value in inline_events(block.pieces(index)):
+        if event == "piece":
+            parts.append(_markdown_piece(value))
+            continue
+        parts.append(MARKERS[value])
+        if event == "open":
+            opened.append(len(parts) - 1)
+        else:
+            markers.append((opened.pop(), len(parts) - 1))
+    for open_part, close_part in _unreadable_marks(parts, markers):
+        parts[open_part] = parts[close_part] = ""
+    return "".join(parts)
+
+
+def _unreadable_marks(parts: list[str], markers: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The marks (their open and close parts) Markdown would show as asterisks or tildes: an opening
+    delimiter run must be left-flanking and a closing one right-flanking (CommonMark 6.2), which a mark
+    starting or ending on punctuation inside a word is not ("**Gallery’**s"). Dropping one changes its
+    neighbours' runs: judged again till none is."""
+    dropped: list[tuple[int, int]] = []
+    remaining = list(markers)
+    while True:
+        unreadable = [(o, c) for o, c in remaining
+                      if not _flanking(parts, o, opening=True) or not _flanking(parts, c, opening=False)]
+        if not unreadable:
+            return dropped
+        for open_part, close_part in unreadable:
+            parts[open_part] = parts[close_part] = ""
+        dropped += unreadable
+        remaining = [pair for pair in remaining if pair not in unreadable]
+
+
+def _flanking(parts: list[str], index: int, opening: bool) -> bool:
+    """Whether the delimiter run holding ``parts[index]`` (the delimiters of one character side by side)
+    is left-flanking (``opening``) or right-flanking, from the characters on either side of the run."""
+    char = parts[index][:1]
+    start, end = index, index
+    while start > 0 and (not parts[start - 1] or parts[start - 1][0] == char and not parts[start - 1].strip(char)):
+        start -= 1
+    while end + 1 < len(parts) and (not parts[end + 1] or parts[end + 1][0] == char and not parts[end + 1].strip(char)):
+        end += 1
+    before = "".join(parts[:start])[-1:] or " "
+    after = "".join(parts[end + 1:])[:1] or " "
+    near, far = (after, before) if opening else (before, after)
+    return not near.isspace() and (not _punctuation(near) or far.isspace() or _punctuation(far))
+
+
+def _punctuation(char: str) -> bool:
+    """CommonMark's punctuation: Unicode's punctuation and symbol characters."""
+    return unicodedata.category(char)[0] in "PS"
+
+
+def _markdown_piece(piece: Piece) -> str:
+    text = _code_span(piece.text) if "code" in piece.marks else _escaped(piece.text)
+    return f"[{text}]({piece.href})" if piece.href else text
+
+
+def _code_span(text: str) -> str:
+    """Text as a code span: its characters as they are, between more backticks than any run of them it
+    holds, and a space inside each end where it starts or ends with one (CommonMark strips one a side)."""
+    fence = "`" * (1 + max((len(run) for run in _BACKTICKS.findall(text)), default=0))
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 def _escaped(line: str) -> str:

@@ -89,6 +89,27 @@ class Link(NamedTuple):
     href: str
 
 
+class Marked(NamedTuple):
+    """Text of a line the page marks inline (:data:`MARK_OF_TAG`): its words, the mark, and the end of
+    the text before it in its block (:data:`MARK_CONTEXT_CHARS`), which tells it from the same words
+    unmarked earlier in the line ("the ``a`` key", a word emphasised on its second use)."""
+
+    text: str
+    mark: str
+    before: str = ""
+
+
+class Piece(NamedTuple):
+    """A stretch of a line with one address and one set of marks (:func:`line_pieces`)."""
+
+    text: str
+    #: The address it links to ("" for none) ...
+    href: str = ""
+    #: ... and which of its line's links that is (two links side by side to one address stay two).
+    link: int = -1
+    marks: frozenset[str] = frozenset()
+
+
 class Image(NamedTuple):
     """An image of the page: where its file is (:func:`_image`) and its alternative text."""
 
@@ -117,6 +138,8 @@ class Layout(NamedTuple):
     links: dict[str, tuple[Link, ...]]
     #: The images at each index (read only when asked): in that line, or between it and the one before.
     images: dict[int, list[PlacedImage]]
+    #: The inline marks of each line, in the order the line gives them (read only when asked).
+    marks: dict[str, tuple[Marked, ...]]
 
 
 #: A table's rows, each a tuple of its cells, each cell its lines (none for an empty cell).
@@ -135,10 +158,13 @@ class Block(NamedTuple):
     links: tuple[tuple[Link, ...], ...] = ()
     #: An image block's image (its kind :data:`IMAGE`; no lines).
     image: Image | None = None
+    #: The inline marks of each of ``lines`` (when asked for: :func:`article_blocks`).
+    marks: tuple[tuple[Marked, ...], ...] = ()
 
-    def pieces(self, index: int) -> list[tuple[str, str]]:
-        """Its line ``index`` as pieces of text, each with the address it links to ("" for plain text)."""
-        return link_pieces(self.lines[index], self.links[index] if index < len(self.links) else ())
+    def pieces(self, index: int) -> list[Piece]:
+        """Its line ``index`` as pieces, each with its address and marks (:func:`line_pieces`)."""
+        return line_pieces(self.lines[index], self.links[index] if index < len(self.links) else (),
+                           self.marks[index] if index < len(self.marks) else ())
 
 
 @dataclass
@@ -149,18 +175,21 @@ class _Gathered:
     lines: list[str]
     #: A table's cells and their lines, in the order the article gives them.
     cells: dict[Cell, list[str]] = field(default_factory=dict)
-    #: The links of each of ``lines``.
+    #: The links and the marks of each of ``lines``.
     links: list[tuple[Link, ...]] = field(default_factory=list)
+    marks: list[tuple[Marked, ...]] = field(default_factory=list)
     image: Image | None = None
 
 
 def article_blocks(
-    text: str, html: str, links: bool = False, base_url: str | None = None, *, images: bool = False
+    text: str, html: str, links: bool = False, base_url: str | None = None, *, images: bool = False,
+    marks: bool = False,
 ) -> list[Block]:
     """``text`` (an article's lines, from ``html``) as blocks, what each is read from the page; with
     ``links``, each line's links (:func:`_line_links`; relative ones resolved against ``base_url``); with
-    ``images``, the article's images as blocks of their own (:func:`_images_before`)."""
-    layout = page_layout(html, links, base_url, images=images)
+    ``images``, the article's images as blocks of their own (:func:`_images_before`); with ``marks``, each
+    line's inline marks (:func:`_line_marks`)."""
+    layout = page_layout(html, links, base_url, images=images, marks=marks)
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     keys = [key(line) for line in lines]
     places = list(_places(keys, layout))
@@ -177,13 +206,15 @@ def article_blocks(
         elif cell is None and (previous_key, line_key) in layout.breaks and _breaks_lines(gathered[-1].kind):
             gathered[-1].lines.append(line)
             gathered[-1].links.append(layout.links.get(line_key, ()))
+            gathered[-1].marks.append(layout.marks.get(line_key, ()))
         else:
             gathered += _images_before(layout, place, previous_place, shown)
             if cell is not None:  # the first line the article gives of a table
                 kind = LineKind("table", quoted_in=cell.quoted_in)
                 gathered.append(_Gathered(kind, [], cells={cell: [line]}))
             else:
-                gathered.append(_Gathered(kind, [line], links=[layout.links.get(line_key, ())]))
+                gathered.append(_Gathered(kind, [line], links=[layout.links.get(line_key, ())],
+                                          marks=[layout.marks.get(line_key, ())]))
         previous, previous_key = gathered[-1].kind, line_key
         previous_table, previous_place = None if cell is None else cell.table, place
     return _blocks(gathered)
@@ -245,7 +276,8 @@ def _blocks(gathered: list[_Gathered]) -> list[Block]:
             open_items = []  # the list ended: the next item starts one
         if kind.kind.startswith("list"):
             kind = kind._replace(level=_nested_level(open_items, kind.level))
-        blocks.append(Block(kind, tuple(block.lines), _table_rows(block.cells), tuple(block.links), block.image))
+        blocks.append(Block(kind, tuple(block.lines), _table_rows(block.cells), tuple(block.links), block.image,
+                            tuple(block.marks)))
     return blocks
 
 
@@ -280,12 +312,15 @@ def _table_rows(cells: dict[Cell, list[str]]) -> TableRows:
     return tuple(tuple(rows[number]) for number in sorted(rows))
 
 
-def page_layout(html: str, links: bool = False, base_url: str | None = None, *, images: bool = False) -> Layout:
+def page_layout(
+    html: str, links: bool = False, base_url: str | None = None, *, images: bool = False, marks: bool = False
+) -> Layout:
     """What each line of the page is, which lines a ``<br>`` splits, and the data table cells; with
-    ``links``, the links of each line (:func:`_line_links`); with ``images``, where its images are."""
+    ``links``, the links of each line (:func:`_line_links`); with ``images``, where its images are; with
+    ``marks``, the inline marks of each line (:func:`_line_marks`)."""
     from .learn.rules import page_lines
 
-    layout = Layout({}, set(), {}, {}, {}, {})
+    layout = Layout({}, set(), {}, {}, {}, {}, {})
     previous_key = ""
     cell_elements: dict[int, Any] = {}  # page line index → the table cell element it is in
     found_images: list[tuple[int, int, Any]] | None = [] if images else None
@@ -296,6 +331,8 @@ def page_layout(html: str, links: bool = False, base_url: str | None = None, *, 
             layout.kinds[line_key] = _kind_of(block)
             if links:
                 layout.links[line_key] = _line_links(line, block, base_url)
+            if marks:
+                layout.marks[line_key] = _line_marks(line, block)
         layout.places.setdefault(line_key, []).append(index)
         if after_break:
             layout.breaks.add((previous_key, line_key))
@@ -387,23 +424,122 @@ def _image(element: Any, base_url: str | None) -> Image | None:
 _URL_SAFE = ";/?:@&=+$,%#~!*[]"
 
 
-def link_pieces(line: str, links: tuple[Link, ...]) -> list[tuple[str, str]]:
-    """A line as pieces of text, each with the address it links to ("" for plain text), from its links;
-    a link whose text the line no longer holds as the page wrote it (the fallback spaces words its own
-    way) stays text."""
-    pieces: list[tuple[str, str]] = []
+#: Inline elements whose text the formatted outputs mark, and the mark: strong importance, emphasis,
+#: deletion and code (a ``<code>`` in a ``<pre>`` is the code block's, which is given whole).
+MARK_OF_TAG = {"strong": "strong", "b": "strong", "em": "em", "i": "em", "del": "del", "s": "del",
+               "strike": "del", "code": "code", "kbd": "code", "samp": "code", "tt": "code"}
+#: The marks that wrap a stretch of a line, the outermost first (code is the innermost, around the words).
+NESTED_MARKS = ("strong", "em", "del")
+_MARK_CSS = ", ".join(MARK_OF_TAG)
+
+
+#: A mark is looked up in its line with at most this much of the text before it (its context).
+MARK_CONTEXT_CHARS = 24
+
+
+def _line_marks(line: str, block: Any) -> tuple[Marked, ...]:
+    """The inline marks (:data:`MARK_OF_TAG`) of the block-level node a line belongs to whose text the line
+    holds, in the order the page gives them, each with its context (:class:`Marked`)."""
+    found = []
+    for element in block.css(_MARK_CSS):
+        text = " ".join(element.text(deep=True).split())
+        if text and text in line:
+            found.append(Marked(text, MARK_OF_TAG[element.tag], _text_before(element, block)))
+    return tuple(found)
+
+
+def _text_before(element: Any, block: Any) -> str:
+    """The last :data:`MARK_CONTEXT_CHARS` characters of ``block``'s text before ``element``, its spacing
+    collapsed as a line's is (a space at its end kept: the element's text follows it)."""
+    parts: list[str] = []
+    length, node = 0, element
+    while length < MARK_CONTEXT_CHARS and node is not None and node.mem_id != block.mem_id:
+        if node.prev is not None:
+            node = node.prev
+            part = node.text(deep=True) if node.is_element_node else (node.text_content or "")
+            parts.append(part)
+            length += len(part)
+        else:
+            node = node.parent
+    raw = "".join(reversed(parts))
+    collapsed = " ".join(raw.split())
+    if collapsed and raw[-1:].isspace():
+        collapsed += " "
+    return collapsed[-MARK_CONTEXT_CHARS:]
+
+
+def line_pieces(line: str, links: tuple[Link, ...] = (), marks: tuple[Marked, ...] = ()) -> list[Piece]:
+    """A line as pieces, each with the address it links to and its marks, from its links and marks (each
+    found after the one before it of its kind); a link or mark whose text the line no longer holds as the
+    page wrote it (the fallback spaces words its own way) leaves its words plain."""
+    spans: list[tuple[int, int, int, str]] = []  # (start, end, the link's number or -1 for a mark, href or mark)
     position = 0
-    for link in links:
+    for number, link in enumerate(links):
         start = line.find(link.text, position)
-        if start < 0:
+        if start >= 0:
+            position = start + len(link.text)
+            spans.append((start, position, number, link.href))
+    after: dict[str, int] = {}
+    for marked in marks:
+        start = line.find(marked.before + marked.text, max(0, after.get(marked.mark, 0) - len(marked.before)))
+        start = start + len(marked.before) if start >= 0 else line.find(marked.text, after.get(marked.mark, 0))
+        if start >= 0:
+            after[marked.mark] = start + len(marked.text)
+            spans.append((start, start + len(marked.text), -1, marked.mark))
+    cuts = sorted({0, len(line), *(span[0] for span in spans), *(span[1] for span in spans)})
+    pieces: list[Piece] = []
+    for start, end in zip(cuts, cuts[1:]):
+        covering = [span for span in spans if span[0] <= start and end <= span[1]]
+        link = next((span for span in covering if span[2] >= 0), (0, 0, -1, ""))
+        piece = Piece(line[start:end], link[3], link[2], frozenset(span[3] for span in covering if span[2] < 0))
+        if pieces and pieces[-1][1:] == piece[1:]:
+            pieces[-1] = piece._replace(text=pieces[-1].text + piece.text)
+        else:
+            pieces.append(piece)
+    return pieces or [Piece(line)]
+
+
+def inline_events(pieces: list[Piece]) -> list[tuple[str, Any]]:
+    """Pieces as the events an output writes inline: ``("open", mark)`` and ``("close", mark)`` for the
+    nested marks (:data:`NESTED_MARKS`, each stretch's outermost first, closed innermost first), and
+    ``("piece", piece)``. Whitespace at a mark's edge is moved outside it: Markdown reads ``** x**`` as no
+    emphasis."""
+    events: list[tuple[str, Any]] = []
+    open_marks: list[str] = []
+    for piece in pieces:
+        wanted = [mark for mark in NESTED_MARKS if mark in piece.marks]
+        kept = 0
+        while kept < min(len(open_marks), len(wanted)) and open_marks[kept] == wanted[kept]:
+            kept += 1
+        closing = [("close", mark) for mark in reversed(open_marks[kept:])]
+        opening = [("open", mark) for mark in wanted[kept:]]
+        text = piece.text
+        if closing and events and events[-1][0] == "piece":  # the space before a close goes after it
+            before = events[-1][1]
+            stripped = before.text.rstrip()
+            if stripped != before.text:
+                events[-1] = ("piece", before._replace(text=stripped))
+                text = before.text[len(stripped):] + text
+        events += closing
+        if opening:  # the space after an open goes before it
+            lead = text[: len(text) - len(text.lstrip())]
+            if lead:
+                events.append(("piece", Piece(lead)))
+                text = text[len(lead):]
+        events += opening
+        if text:
+            events.append(("piece", piece._replace(text=text)))
+        open_marks = wanted
+    events += [("close", mark) for mark in reversed(open_marks)]
+    out: list[tuple[str, Any]] = []
+    for event in events:
+        if event[0] == "piece" and not event[1].text:
             continue
-        if start > position:
-            pieces.append((line[position:start], ""))
-        pieces.append((link.text, link.href))
-        position = start + len(link.text)
-    if position < len(line) or not pieces:
-        pieces.append((line[position:], ""))
-    return pieces
+        if event[0] == "close" and out and out[-1] == ("open", event[1]):
+            out.pop()  # a mark around nothing (its words were all spaces, now outside it)
+            continue
+        out.append(event)
+    return out
 
 
 def _cell_element(block: Any) -> Any:

@@ -217,6 +217,41 @@ def test_metadata_opens_text_and_markdown_and_heads_html_only_when_asked():
         DESCRIBED, url=url, output="json")
 
 
+#: Words marked inline: bold, italic, both, struck through, code (holding a backtick), a linked bold phrase
+#: with an italic word, a word marked where the line gave it unmarked before ("a"), a bold stretch with
+#: spaces at its ends, and a bold one ending on punctuation inside a word, which Markdown cannot mark.
+FORMATTED = (
+    "<p>Press a key: the union said <strong>no ships</strong> would sail, <em>none at all</em>, <b><i>ever</i></b>;"
+    " run <code>strike `now`</code> and <kbd>a</kbd> for <del>all</del> some, <b><a href='/plan'>a plan that"
+    " <i>works</i></a></b>, <b> in full </b>, at <b>Pier ‘9’</b>s gate.</p>"
+)
+
+
+def test_formatting_is_marked_only_when_asked_and_reads_back_as_the_html():
+    from markdown_it import MarkdownIt
+
+    html, url = page(FORMATTED), "https://news.test/2024/strike"
+    assert "**" not in sitewise.extract(html, url=url, output="markdown")
+    assert "<strong>" not in sitewise.extract(html, url=url, output="html")
+    markdown = sitewise.extract(html, url=url, output="markdown", include_formatting=True, include_links=True)
+    assert ("Press a key: the union said **no ships** would sail, *none at all*, ***ever***; run `` strike `now` ``"
+            " and `a` for ~~all~~ some, **[a plan that ](https://news.test/plan)*[works](https://news.test/plan)***,"
+            " **in full** , at Pier ‘9’s gate.") in markdown
+    article = sitewise.extract(html, url=url, output="html", include_formatting=True, include_links=True)
+    assert ("<p>Press a key: the union said <strong>no ships</strong> would sail, <em>none at all</em>,"
+            " <strong><em>ever</em></strong>; run <code>strike `now`</code> and <code>a</code> for <del>all</del> some,"
+            ' <strong><a href="https://news.test/plan">a plan that </a><em><a href="https://news.test/plan">works</a>'
+            "</em></strong>, <strong>in full</strong> , at <strong>Pier ‘9’</strong>s gate.</p>") in article
+    # a CommonMark reader (with GitHub's strikethrough) reads the Markdown as the HTML, but for the mark
+    # Markdown cannot make (and ***ever*** read as emphasis around strong: the same)
+    read_back = MarkdownIt("commonmark").enable("strikethrough").render(markdown)
+    for theirs, ours in (("s>", "del>"), ("<em><strong>ever</strong></em>", "<strong><em>ever</em></strong>")):
+        read_back = read_back.replace(theirs, ours)
+    expected = article.removeprefix("<article>\n").removesuffix("</article>")
+    assert read_back == expected.replace("<strong>Pier ‘9’</strong>s", "Pier ‘9’s")
+    assert sitewise.extract(html, url=url, include_formatting=True) == sitewise.extract(html, url=url)
+
+
 def test_cli_keeps_links_when_asked(tmp_path, capsys):
     saved = tmp_path / "page.html"
     saved.write_text(page(LINKED), encoding="utf-8")
@@ -227,6 +262,9 @@ def test_cli_keeps_links_when_asked(tmp_path, capsys):
     assert main(["extract", str(saved), "--url", "https://news.test/a", "--no-store", "--output", "html",
                  "--include-images"]) == 0
     assert '<img src="https://news.test/img/leader.jpg" alt="The leader">' in capsys.readouterr().out
+    saved.write_text(page(FORMATTED), encoding="utf-8")
+    assert main(["extract", str(saved), "--no-store", "--output", "markdown", "--include-formatting"]) == 0
+    assert "the union said **no ships** would sail" in capsys.readouterr().out
     saved.write_text(DESCRIBED, encoding="utf-8")
     assert main(["extract", str(saved), "--url", "https://news.test/a", "--no-store", "--with-metadata"]) == 0
     assert capsys.readouterr().out.startswith('---\ntitle: "Dockers strike"\nauthor: "Ann O\'Hara"\n')

@@ -211,6 +211,7 @@ HTML_PIECES = [
     "<img data-src='javascript:x()' src='data:,'>", "<img srcset='c.jpg 2x, d.jpg'>", "<figure>", "</figure>",
     "<a href='/x'>", "<a href='mailto:a@b'>", "</a>", "<title>T | S</title>", "<meta name='author' content='\"A\"\n'>",
     "<html lang='zz-\u202e'>", "&#0;", "&#x1b;", "\x00", "<math><annotation>x^2</annotation></math>",
+    "<b>", "</b>", "<i>", "</i>", "<code>", "</code>", "<del>", "</del>", "*", "`", "~~", "’", " ",
 ]
 html_pages = st.text(max_size=400) | st.lists(st.sampled_from(HTML_PIECES), max_size=30).map("".join)
 
@@ -221,7 +222,7 @@ html_pages = st.text(max_size=400) | st.lists(st.sampled_from(HTML_PIECES), max_
         st.fixed_dictionaries({"page": pages}),
         st.fixed_dictionaries({"html": html_pages}, optional={
             "url": st.none() | urls | json_values, "output": st.sampled_from(["text", "json", "markdown", "html"]),
-            **{flag: st.booleans() for flag in ("include_links", "include_images", "with_metadata")}}),
+            **{flag: st.booleans() for flag in ("include_links", "include_images", "with_metadata", "include_formatting")}}),
         st.fixed_dictionaries({}, optional={"page": json_values, "html": json_values, "url": json_values}),
         json_values,
     )

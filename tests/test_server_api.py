@@ -437,11 +437,12 @@ def test_extract_gives_the_article_as_markdown_or_html_when_asked(client):
     request = {"html": blog_page(), "url": BLOG_URL}
     assert "markdown" not in client.post("/api/extract", json=request).get_json()
     for output in ("markdown", "html"):
-        for links, images, metadata in ((False, False, False), (True, False, False), (False, True, True)):
-            asked = {"output": output, "include_links": links, "include_images": images, "with_metadata": metadata}
+        for links, images, metadata, marks in ((False,) * 4, (True, False, False, True), (False, True, True, False)):
+            asked = {"output": output, "include_links": links, "include_images": images, "with_metadata": metadata,
+                     "include_formatting": marks}
             body = client.post("/api/extract", json={**request, **asked}).get_json()
             assert body[output] == extract(blog_page(), url=BLOG_URL, output=output, include_links=links,
-                                           include_images=images, with_metadata=metadata)
+                                           include_images=images, with_metadata=metadata, include_formatting=marks)
             assert body[output] and body["text"]
     # a collected page without its HTML: the article in the format, read from its blocks
     page = client.post("/api/extract", json={"page": story_page(), "output": "markdown"}).get_json()
@@ -565,6 +566,7 @@ def test_extract_of_a_page_without_html_reads_its_metadata_from_the_page(client)
         ({"html": "<p>x</p>", "include_links": "yes"}, "include_links"),
         ({"html": "<p>x</p>", "include_images": 1}, "include_images"),
         ({"html": "<p>x</p>", "with_metadata": "true"}, "with_metadata"),
+        ({"html": "<p>x</p>", "include_formatting": None}, "include_formatting"),
         ({"html": "<p>x</p>", "favor_precision": True, "favor_recall": True}, "(request)"),
         ({"page": with_change(story_page(), "blocks.0.text", "")}, "page.blocks[0].text"),
         ({"page": with_change(story_page(), "blocks.1.box.top", "x")}, "page.blocks[1].box"),

@@ -62,6 +62,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="markdown and html keep the article's links (resolved against the page's URL)")
     parser.add_argument("--include-images", action="store_true",
                         help="markdown and html keep the article's images (resolved against the page's URL)")
+    parser.add_argument("--include-formatting", action="store_true",
+                        help="markdown and html mark the article's bold, italic, struck-through and code words")
     parser.add_argument("--with-metadata", action="store_true",
                         help="text and markdown open with the page's title, author, date... as YAML front "
                              "matter; html is a whole document with them in its head")
@@ -146,7 +148,8 @@ def _is_url(source: str) -> bool:
 def _task(source: str, args: argparse.Namespace, output: str) -> Task:
     task = Task(source, args.url, None, output, args.mss_model, include_comments=args.include_comments,
                 favor=favor_of(args.favor_precision, args.favor_recall),
-                formatting=Formatting(args.include_links, args.include_images, args.with_metadata))
+                formatting=Formatting(args.include_links, args.include_images, args.with_metadata,
+                                      args.include_formatting))
     if _is_url(source):
         task.url = source
     elif source == STDIN:
