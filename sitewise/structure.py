@@ -83,10 +83,12 @@ class Cell(NamedTuple):
 
 
 class Link(NamedTuple):
-    """A link in a line of the page: its text and where it leads (:func:`_link_target`)."""
+    """A link in a line of the page: its text, where it leads (:func:`_link_target`), and the end of the
+    text before it in its block (as :class:`Marked`'s)."""
 
     text: str
     href: str
+    before: str = ""
 
 
 class Marked(NamedTuple):
@@ -351,16 +353,26 @@ def page_layout(
 
 def _line_links(line: str, block: Any, base_url: str | None) -> tuple[Link, ...]:
     """The links (``<a href>`` with text) of the block-level node a line belongs to whose text the line
-    holds, in the order the line gives them, each to where it leads (:func:`_link_target`); a link the
-    line holds twice (a name linked at each mention) once, at its first."""
-    found: list[tuple[int, Link]] = []
+    holds, in the order the line gives them, each to where it leads (:func:`_link_target`) and with its
+    context (:class:`Link`), which places it among the line's words: "here" linked after "Read more" is
+    not the "here" before it."""
+    found: dict[int, Link] = {}
     for anchor in block.css("a[href]"):
         text = " ".join(anchor.text(deep=True).split())
         target = _link_target(anchor.attributes.get("href") or "", base_url)
-        place = line.find(text) if text and target else -1
-        if place >= 0 and all(link.text != text for _, link in found):
-            found.append((place, Link(text, target)))
-    return tuple(link for _, link in sorted(found, key=lambda placed: placed[0]))
+        if text and target:
+            before = _text_before(anchor, block)
+            place = _place_in_line(line, text, before, 0)
+            if place >= 0:
+                found.setdefault(place, Link(text, target, before))
+    return tuple(found[place] for place in sorted(found))
+
+
+def _place_in_line(line: str, text: str, before: str, start: int) -> int:
+    """Where ``text`` stands in ``line`` from ``start`` on: after its context ``before`` where the line
+    holds both (the fallback may space words its own way), else its first place; -1 for none."""
+    place = line.find(before + text, max(0, start - len(before))) if before else -1
+    return place + len(before) if place >= 0 else line.find(text, start)
 
 
 #: The schemes of the links an article keeps: the web's and e-mail's (never ``javascript:`` or ``data:``,
@@ -475,14 +487,13 @@ def line_pieces(line: str, links: tuple[Link, ...] = (), marks: tuple[Marked, ..
     spans: list[tuple[int, int, int, str]] = []  # (start, end, the link's number or -1 for a mark, href or mark)
     position = 0
     for number, link in enumerate(links):
-        start = line.find(link.text, position)
+        start = _place_in_line(line, link.text, link.before, position)
         if start >= 0:
             position = start + len(link.text)
             spans.append((start, position, number, link.href))
     after: dict[str, int] = {}
     for marked in marks:
-        start = line.find(marked.before + marked.text, max(0, after.get(marked.mark, 0) - len(marked.before)))
-        start = start + len(marked.before) if start >= 0 else line.find(marked.text, after.get(marked.mark, 0))
+        start = _place_in_line(line, marked.text, marked.before, after.get(marked.mark, 0))
         if start >= 0:
             after[marked.mark] = start + len(marked.text)
             spans.append((start, start + len(marked.text), -1, marked.mark))

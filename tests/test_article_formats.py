@@ -118,6 +118,9 @@ def test_cli_prints_html(tmp_path, capsys):
 LINKED = ("<p>The <a href='/unions/dockers'>dockers' union</a> asked <a href='https://port.test/a b(1)'>the port</a>"
           " to <a href='javascript:steal()'>talk</a>, as the <a href='#notes'>notes</a> say; the port said"
           " the port would not.</p><ul><li>The members read <a href='/vote'>the vote [results]</a> at the gates</li></ul>")
+#: Links whose words the line gives before them too: a footnote's mark, names.
+FOOTNOTED = ("<p>The vote was 1,200 to 31 in the early count.<a href='/notes'>1</a> The <a href='/union'>dockers</a>"
+             " and the dockers' wives voted; <a href='/wives'>the dockers' wives</a> marched to the gates.</p>")
 
 
 def test_links_are_kept_only_when_asked_each_to_its_address():
@@ -129,6 +132,11 @@ def test_links_are_kept_only_when_asked_each_to_its_address():
     assert ("The [dockers' union](https://news.test/unions/dockers) asked [the port](https://port.test/a%20b%281%29)"
             " to talk, as the notes say; the port said the port would not.") in markdown
     assert "- The members read [the vote \\[results\\]](https://news.test/vote) at the gates" in markdown
+    # each link where the page puts it: a footnote's mark after a number holding its digit, a name the line
+    # gives unlinked before it
+    assert ("The vote was 1,200 to 31 in the early count.[1](https://news.test/notes) The [dockers](https://news.test/union)"
+            " and the dockers' wives voted; [the dockers' wives](https://news.test/wives) marched to the gates.") in \
+        sitewise.extract(page(FOOTNOTED), url=url, output="markdown", include_links=True)
     article = sitewise.extract(html, url=url, output="html", include_links=True)
     assert ('<p>The <a href="https://news.test/unions/dockers">dockers\' union</a> asked '
             '<a href="https://port.test/a%20b%281%29">the port</a> to talk, as the notes say;') in article
