@@ -86,6 +86,8 @@ class Extracted:
     language: str | None
     site_name: str | None
     description: str | None
+    #: The picture the page gives for previews of it (absolute, http or https).
+    image: str | None
     #: The article's heading (headline, byline, date line, standfirst) when it is told apart, else "".
     heading: str
     #: The article without its heading and media captions.
@@ -252,7 +254,13 @@ class Formatting:
 
 #: The page's metadata an output given ``with_metadata`` opens with, in this order (the JSON output's
 #: fields of the same names).
-METADATA_FIELDS = ("title", "author", "date", "url", "site_name", "description", "language")
+METADATA_FIELDS = ("title", "author", "date", "url", "site_name", "description", "image", "language")
+
+
+#: How a document's head names the metadata fields it gives as ``<meta>``: HTML's standard names, and
+#: Open Graph's where HTML has none (as link previews read them).
+HEAD_META = {"author": 'name="author"', "date": 'name="date"', "site_name": 'property="og:site_name"',
+             "description": 'name="description"', "image": 'property="og:image"'}
 
 
 def formatted(found: Extracted, html: str, output: Output, formatting: Formatting = Formatting()) -> str:
@@ -289,8 +297,8 @@ def _front_matter(known: dict[str, str]) -> str:
 
 
 def _html_document(known: dict[str, str], article: str) -> str:
-    """The article fragment as a document whose head holds the metadata: ``<title>``, ``lang`` and a
-    ``<meta name content>`` for each other field (the URL as the canonical link)."""
+    """The article fragment as a document whose head holds the metadata: ``<title>``, ``lang``, the URL
+    as the canonical link and a ``<meta>`` for each other field (:data:`HEAD_META`)."""
     from html import escape
 
     head = ['<meta charset="utf-8">']
@@ -298,8 +306,7 @@ def _html_document(known: dict[str, str], article: str) -> str:
         head.append(f"<title>{escape(known['title'], quote=False)}</title>")
     if "url" in known:
         head.append(f'<link rel="canonical" href="{escape(known["url"])}">')
-    head += [f'<meta name="{name}" content="{escape(value)}">' for name, value in known.items()
-             if name not in ("title", "url", "language")]
+    head += [f'<meta {HEAD_META[name]} content="{escape(value)}">' for name, value in known.items() if name in HEAD_META]
     language = f' lang="{escape(known["language"])}"' if "language" in known else ""
     return (f"<!DOCTYPE html>\n<html{language}>\n<head>\n" + "\n".join(head) + "\n</head>\n<body>\n"
             + article + "\n</body>\n</html>")

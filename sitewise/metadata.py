@@ -40,6 +40,8 @@ MAX_JSON_LD_CHARS = 1_000_000
 _TRAILING_COMMA = re.compile(r",(\s*[}\]])")
 #: XHTML's wrapping of a script's text, ``//<![CDATA[`` ... ``//]]>``.
 _CDATA_START, _CDATA_END = "<![CDATA[", "]]>"
+#: ``<meta>`` names of the picture a page gives for previews of it (Open Graph's, then Twitter's).
+IMAGE_META_NAMES = ("og:image", "og:image:url", "og:image:secure_url", "twitter:image", "twitter:image:src")
 #: ``<meta name=...>`` names publishers use for the date (news CMSs, Dublin Core, Parse.ly, Sailthru).
 DATE_META_NAMES = (
     "article:published_time", "datepublished", "date", "pubdate", "publishdate", "publish-date", "dc.date",
@@ -215,6 +217,8 @@ class Metadata:
     language: str | None = None
     site_name: str | None = None
     description: str | None = None
+    #: The picture the page gives for previews of it (a link's card), as an absolute http(s) address.
+    image: str | None = None
 
     def to_json(self) -> dict[str, str | None]:
         return asdict(self)
@@ -252,6 +256,8 @@ def read_metadata(html: str, url: str | None = None) -> Metadata:
         site_name=site_name,
         description=_first(meta.get("og:description"), meta.get("description"), meta.get("twitter:description"),
                            _ld_text(article.get("description"))),
+        image=_first_valid(lambda address: _image_address(address, url), *_ld_images(json_ld, article.get("image")),
+                           *(meta.get(name) for name in IMAGE_META_NAMES), _attribute(tree, "link[rel~=image_src]", "href")),
     )
 
 
@@ -554,6 +560,28 @@ def _is_no_name(name: str, not_authors: frozenset[str]) -> bool:
     folded = name.casefold()
     return (_HANDLE.fullmatch(name) is not None or _EMAIL.fullmatch(name) is not None
             or folded.rstrip(":").strip() in NOT_NAMES or folded in not_authors)
+
+
+def _ld_images(json_ld: _JsonLd, value: Any) -> list[str | None]:
+    """The addresses a JSON-LD ``image`` gives, in its order: an address, an ``ImageObject`` (its ``url``
+    or ``contentUrl``), a reference to one, or a list of those."""
+    addresses = []
+    for item in value if isinstance(value, list) else [value]:
+        item = json_ld.resolved(item)
+        if isinstance(item, dict):
+            item = item.get("url") or item.get("contentUrl")
+        addresses.append(item if isinstance(item, str) else None)
+    return addresses
+
+
+def _image_address(address: str | None, url: str | None) -> str | None:
+    """An image's address resolved against the page's ``url`` and percent-encoded as the outputs' links
+    are; None unless that gives an absolute http(s) address (a ``data:`` picture; a relative one on a page
+    whose URL is not known)."""
+    from .structure import IMAGE_SCHEMES, resolved_address
+
+    resolved = resolved_address(address or "", url, IMAGE_SCHEMES)
+    return resolved if urllib.parse.urlsplit(resolved).scheme else None
 
 
 def _first_valid(read: Callable[[str | None], str | None], *values: str | None) -> str | None:

@@ -83,7 +83,7 @@ class Cell(NamedTuple):
 
 
 class Link(NamedTuple):
-    """A link in a line of the page: its text, where it leads (:func:`_link_target`), and the end of the
+    """A link in a line of the page: its text, where it leads (:func:`resolved_address`), and the end of the
     text before it in its block (as :class:`Marked`'s)."""
 
     text: str
@@ -353,13 +353,13 @@ def page_layout(
 
 def _line_links(line: str, block: Any, base_url: str | None) -> tuple[Link, ...]:
     """The links (``<a href>`` with text) of the block-level node a line belongs to whose text the line
-    holds, in the order the line gives them, each to where it leads (:func:`_link_target`) and with its
+    holds, in the order the line gives them, each to where it leads (:func:`resolved_address`) and with its
     context (:class:`Link`), which places it among the line's words: "here" linked after "Read more" is
     not the "here" before it."""
     found: dict[int, Link] = {}
     for anchor in block.css("a[href]"):
         text = " ".join(anchor.text(deep=True).split())
-        target = _link_target(anchor.attributes.get("href") or "", base_url)
+        target = resolved_address(anchor.attributes.get("href") or "", base_url)
         if text and target:
             before = _text_before(anchor, block)
             place = _place_in_line(line, text, before, 0)
@@ -380,7 +380,7 @@ def _place_in_line(line: str, text: str, before: str, start: int) -> int:
 LINK_SCHEMES = frozenset({"http", "https", "mailto"})
 
 
-def _link_target(href: str, base_url: str | None, schemes: frozenset[str] = LINK_SCHEMES) -> str:
+def resolved_address(href: str, base_url: str | None, schemes: frozenset[str] = LINK_SCHEMES) -> str:
     """Where a link leads: resolved against the page's address when it is relative and the address is
     known, percent-encoded where Markdown and HTML would read a character otherwise (spaces, brackets,
     quotes); "" for a link that leads nowhere an article's reader can follow (a scheme not of ``schemes``,
@@ -424,7 +424,7 @@ def _image(element: Any, base_url: str | None) -> Image | None:
     # (a candidate's address ends at a space, and a comma there ends the candidate, not the address)
     sources += [((attributes.get(name) or "").split() or [""])[0].rstrip(",") for name in IMAGE_SET_ATTRIBUTES]
     for source in sources:
-        src = _link_target(source, base_url, IMAGE_SCHEMES)
+        src = resolved_address(source, base_url, IMAGE_SCHEMES)
         if src:
             return Image(src, " ".join((attributes.get("alt") or "").split()))
     return None

@@ -193,7 +193,8 @@ DESCRIBED = (
     '<html lang="en-GB"><head><title>Dockers strike | The Harbour Times</title>'
     '<meta property="og:site_name" content="The Harbour Times">'
     '<meta name="author" content="Ann O\'Hara"><meta property="article:published_time" content="2024-03-05T08:00:00Z">'
-    '<meta name="description" content="The port\'s &quot;last offer&quot;: refused.&#10;Talks go on."></head>'
+    '<meta name="description" content="The port\'s &quot;last offer&quot;: refused.&#10;Talks go on.">'
+    '<meta property="og:image" content="/img/card.jpg"></head>'
     f"<body>{PICTURED}</body></html>"
 )
 
@@ -204,7 +205,7 @@ def test_metadata_opens_text_and_markdown_and_heads_html_only_when_asked():
     url = "https://news.test/2024/strike"
     expected = {"title": "Dockers strike", "author": "Ann O'Hara", "date": "2024-03-05T08:00:00+00:00", "url": url,
                 "site_name": "The Harbour Times", "description": "The port's \"last offer\": refused. Talks go on.",
-                "language": "en-GB"}
+                "image": "https://news.test/img/card.jpg", "language": "en-GB"}
     for output in ("text", "markdown"):
         plain = sitewise.extract(DESCRIBED, url=url, output=output)
         with_metadata = sitewise.extract(DESCRIBED, url=url, output=output, with_metadata=True)
@@ -212,12 +213,14 @@ def test_metadata_opens_text_and_markdown_and_heads_html_only_when_asked():
         _, front_matter, article = with_metadata.split("---\n", 2)
         assert yaml.safe_load(front_matter) == expected
         assert list(yaml.safe_load(front_matter)) == ["title", "author", "date", "url", "site_name", "description",
-                                                     "language"]
+                                                     "image", "language"]
         assert article == "\n" + plain
     document = sitewise.extract(DESCRIBED, url=url, output="html", with_metadata=True)
     assert document.startswith('<!DOCTYPE html>\n<html lang="en-GB">\n<head>\n<meta charset="utf-8">\n<title>Dockers strike</title>\n')
     assert '<link rel="canonical" href="https://news.test/2024/strike">' in document
     assert '<meta name="description" content="The port&#x27;s &quot;last offer&quot;: refused. Talks go on.">' in document
+    assert '<meta property="og:image" content="https://news.test/img/card.jpg">' in document
+    assert '<meta property="og:site_name" content="The Harbour Times">' in document
     assert document.endswith("<body>\n" + sitewise.extract(DESCRIBED, url=url, output="html") + "\n</body>\n</html>")
     # a page without an article gives nothing, metadata or not; JSON holds the metadata always
     assert sitewise.extract("<html><head><title>Empty</title></head><body></body></html>", with_metadata=True) == ""

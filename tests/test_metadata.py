@@ -55,6 +55,31 @@ def test_open_graph_and_meta_names():
     )
 
 
+@pytest.mark.parametrize("head, image", [
+    # the article's JSON-LD first: an address, an ImageObject, a reference to one, a list's first
+    ('<script type="application/ld+json">{"@type": "NewsArticle", "image": "/img/ld.jpg"}</script>'
+     '<meta property="og:image" content="https://cdn.test/og.jpg">', "https://news.test/img/ld.jpg"),
+    ('<script type="application/ld+json">{"@type": "NewsArticle", "image": {"@type": "ImageObject",'
+     ' "contentUrl": "https://cdn.test/object.jpg"}}</script>', "https://cdn.test/object.jpg"),
+    ('<script type="application/ld+json">{"@graph": [{"@type": "NewsArticle", "image": {"@id": "#lead"}},'
+     ' {"@type": "ImageObject", "@id": "#lead", "url": "https://cdn.test/lead.jpg"}]}</script>', "https://cdn.test/lead.jpg"),
+    ('<script type="application/ld+json">{"@type": "NewsArticle", "image": [{"url": "https://cdn.test/16x9.jpg"},'
+     ' "https://cdn.test/4x3.jpg"]}</script>', "https://cdn.test/16x9.jpg"),
+    # then Open Graph, Twitter, link rel=image_src; a data: picture passes to the next source
+    ('<meta property="og:image" content="data:image/png;base64,iVBOR">'
+     '<meta name="twitter:image" content="//cdn.test/card (1).jpg">', "https://cdn.test/card%20%281%29.jpg"),
+    ('<link rel="image_src" href="thumb.png">', "https://news.test/2024/thumb.png"),
+    ('<meta property="og:image" content="javascript:alert(1)">', None),
+])
+def test_the_picture_for_previews(head, image):
+    assert read_metadata(page(head), url="https://news.test/2024/strike").image == image
+
+
+def test_a_relative_picture_without_the_pages_url_is_none():
+    assert read_metadata(page('<meta property="og:image" content="/img/card.jpg">')).image is None
+    assert read_metadata(page('<meta property="og:image" content="https://cdn.test/c.jpg">')).image == "https://cdn.test/c.jpg"
+
+
 def test_the_visible_page_when_nothing_else_says():
     html = page(
         "<title>Harbor strike ends</title>",
