@@ -138,6 +138,48 @@ def test_several_inputs_give_json_lines_in_order_from_a_pool(saved, tmp_path, ca
     assert lines(capsys.readouterr().out) == answers  # the pool changes nothing but the time
 
 
+def test_out_dir_writes_each_article_to_a_file_of_its_own(saved, tmp_path, capsys):
+    empty = tmp_path / "menu-only.html"
+    empty.write_text("<html><body><nav><a href='/'>Home</a></nav></body></html>")
+    twin = tmp_path / "twin" / saved[1].name  # the same file name in another folder: a file of its own
+    twin.parent.mkdir()
+    twin.write_bytes(saved[1].read_bytes())
+    inputs = [*map(str, saved[:3]), str(twin), str(empty)]
+    folder = tmp_path / "out" / "markdown"  # made, with its parent
+    assert main(["extract", *inputs, "--no-store", "--output", "markdown", "--out-dir", str(folder), "--jobs", "1"]) == 1
+    answers = lines(capsys.readouterr().out)
+    assert [a["source"] for a in answers] == inputs
+    assert answers[-1]["file"] is None and answers[-1]["words"] == 0  # no article, no file
+    written = [Path(a["file"]) for a in answers if a["file"]]
+    assert len(set(written)) == len(written) == sum(1 for a in answers if a["words"]) >= 3
+    assert set(folder.iterdir()) == set(written)  # nothing else: no partial file left
+    for answer, path in zip([a for a in answers if a["file"]], written):
+        assert path.suffix == ".md" and path.name.startswith(Path(answer["source"]).stem + "-")
+        assert main(["extract", answer["source"], "--no-store", "--output", "markdown"]) == 0
+        assert path.read_text(encoding="utf-8") == capsys.readouterr().out  # what stdout would have shown
+    # one input writes its file too; again, the same name is replaced
+    assert main(["extract", inputs[0], "--no-store", "--output", "json", "--out-dir", str(folder)]) == 0
+    (answer,) = lines(capsys.readouterr().out)
+    assert json.loads(Path(answer["file"]).read_text(encoding="utf-8"))["source"] == inputs[0]
+    assert main(["extract", inputs[0], "--no-store", "--output", "json", "--out-dir", str(folder)]) == 0
+    assert lines(capsys.readouterr().out) == [answer]
+
+
+def test_out_dir_that_is_a_file_or_cannot_be_written(saved, tmp_path, monkeypatch, capsys):
+    assert main(["extract", str(saved[1]), "--no-store", "--out-dir", str(saved[0])]) == 2
+    assert "is a file, not a folder" in capsys.readouterr().err
+
+    def disk_full(path, *args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(Path, "write_text", disk_full)
+    folder = tmp_path / "full"
+    assert main(["extract", str(saved[1]), "--no-store", "--out-dir", str(folder)]) == 1
+    (answer,) = lines(capsys.readouterr().out)
+    assert answer["source"] == str(saved[1]) and "No space left on device" in answer["error"]
+    assert list(folder.iterdir()) == []
+
+
 def test_rules_from_a_file_apply_to_saved_pages(saved, sample_rules, tmp_path, capsys):
     rules_file = tmp_path / "rules.json"
     rules_file.write_text(json.dumps(sample_rules))

@@ -72,6 +72,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                        help="the fallback keeps only what it is surer of (less boilerplate, some text missed)")
     favor.add_argument("--favor-recall", action="store_true",
                        help="the fallback keeps more of what it is unsure of (less text missed, more boilerplate)")
+    parser.add_argument("--out-dir", type=Path, metavar="DIR",
+                        help="write each input's article to a file of its own in DIR (made if missing), named "
+                             "after its source; stdout then gives one JSON line per input with the file's path")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="worker processes (default: one per core)")
     parser.add_argument("--progress", action="store_true", help="show the progress bar even when stderr is no terminal")
     parser.set_defaults(handler=run, store_hint="without the store: --no-store, --rules FILE or --server URL")
@@ -109,11 +112,15 @@ def run(args: argparse.Namespace) -> int:
     check_timeout(args.timeout)
     if args.url and len(sources) > 1:
         raise ValueError("--url names the address of one saved file; give one SOURCE with it")
+    if args.out_dir is not None:
+        if args.out_dir.exists() and not args.out_dir.is_dir():
+            raise NotADirectoryError(f"--out-dir {args.out_dir} is a file, not a folder")
+        args.out_dir.mkdir(parents=True, exist_ok=True)
     tasks = [_task(source, args, output) for source in sources]  # every file checked before any work
     given = load_rules(args.rules) if args.rules else None  # a bad rules file fails before any page is read
     _render(tasks, args)
     _attach_rules(tasks, args, given)
-    if len(tasks) == 1:
+    if len(tasks) == 1 and args.out_dir is None:
         return _print_one(_extract(tasks[0]), output, rules_given=tasks[0].rules is not None)
     return _print_lines(_extract_all(tasks, args), len(tasks), args)
 
@@ -271,16 +278,19 @@ def _print_one(answer: dict[str, Any], output: str, *, rules_given: bool) -> int
 
 def _print_lines(answers: Iterable[dict[str, Any]], total: int, args: argparse.Namespace) -> int:
     """One JSON object a line: the whole answer for --output json, else source, url, method and the text
-    or Markdown; an input that failed gives its source and error. Exit 1 when any failed or had no article."""
+    or Markdown (with --out-dir, source, url, method, words and the file the article was written to:
+    :func:`_written`); an input that failed gives its source and error. Exit 1 when any failed or had no
+    article."""
     from tqdm import tqdm
 
     output = "json" if args.json else args.output
     failed = 0
     with tqdm(total=total, unit="page", file=sys.stderr, disable=not (args.progress or sys.stderr.isatty())) as bar:
         for answer in answers:
-            failed += "error" in answer or not answer.get("text")
+            found = bool(answer.get("text"))
             if "error" not in answer:
-                answer = _line(answer, output)
+                answer = _line(answer, output) if args.out_dir is None else _written(answer, output, args.out_dir)
+            failed += "error" in answer or not found
             print(_json_text(answer), flush=True)
             bar.update()
     if failed:
@@ -294,6 +304,47 @@ def _json_text(answer: dict[str, Any], indent: int | None = None) -> str:
     as the name ``os.fsencode`` turns into the file's bytes."""
     text = json.dumps(answer, ensure_ascii=False, indent=indent)
     return _LONE_SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
+
+
+#: The file name extension of each output.
+EXTENSIONS = {"text": ".txt", "json": ".json", "markdown": ".md", "html": ".html"}
+#: A written file's name keeps at most this many characters of its source's (a URL's path may be long).
+MAX_NAME_CHARS = 80
+_UNSAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def _written(answer: dict[str, Any], output: str, folder: Path) -> dict[str, Any]:
+    """The answer's article written to its own file in ``folder`` (:func:`output_name`; none for a page
+    without an article): the line then names the file instead of holding the article. Written to a
+    temporary file renamed into place, so a crash leaves no half-written article under the name."""
+    line = {key: answer[key] for key in ("source", "url", "method", "template", "fallback_reason", "words")}
+    if not answer["text"]:
+        return {**line, "file": None}
+    article = _json_text(answer, indent=2) if output == "json" else answer["output"]
+    path = folder / output_name(answer["source"], output)
+    partial = path.with_name(f".{path.name}.partial")
+    try:
+        partial.write_text(article + "\n", encoding="utf-8", errors="surrogateescape")
+        os.replace(partial, path)
+    except OSError as exc:  # a full disk, a folder made read-only meanwhile: this input's line says so
+        partial.unlink(missing_ok=True)
+        return {"source": answer["source"], "error": f"cannot write {path}: {exc.strerror or exc}"}
+    return {**line, "file": str(path)}
+
+
+def output_name(source: str, output: str) -> str:
+    """A file name for a source's article: its URL's host and path, or its file's name, as letters, digits,
+    ``.``, ``_`` and ``-``, cut to :data:`MAX_NAME_CHARS`, and a digest of the whole source (two sources
+    whose names read alike get two files), then the output's extension (:data:`EXTENSIONS`)."""
+    import hashlib
+
+    if _is_url(source):
+        readable = source.split("://", 1)[1].split("?", 1)[0].split("#", 1)[0]
+    else:
+        readable = "stdin" if source == STDIN else Path(source).stem
+    readable = _UNSAFE_NAME.sub("-", readable).strip(".-")[:MAX_NAME_CHARS].rstrip(".-") or "page"
+    digest = hashlib.sha1(source.encode("utf-8", "surrogateescape")).hexdigest()[:10]
+    return f"{readable}-{digest}{EXTENSIONS[output]}"
 
 
 def _line(answer: dict[str, Any], output: str) -> dict[str, Any]:
