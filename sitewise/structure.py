@@ -18,7 +18,7 @@ import urllib.parse
 from bisect import bisect_right
 from dataclasses import dataclass, field
 from itertools import groupby
-from typing import Any, Iterator, NamedTuple
+from typing import Any, Iterator, NamedTuple, Sequence
 
 from .mojibake import repair_mojibake
 
@@ -325,16 +325,21 @@ def page_layout(
     layout = Layout({}, set(), {}, {}, {}, {}, {})
     previous_key = ""
     cell_elements: dict[int, Any] = {}  # page line index → the table cell element it is in
-    found_images: list[tuple[int, int, Any]] | None = [] if images else None
-    lines = page_lines(html, found_images)
+    tags = frozenset().union(*(wanted for asked, wanted in ((links, LINK_TAGS), (images, IMAGE_TAGS), (marks, MARK_OF_TAG))
+                               if asked))
+    found: list[tuple[int, int, Any]] | None = [] if tags else None
+    lines = page_lines(html, tags, found)
+    at_line: dict[int, list[Any]] = {}  # page line index → the links and marks in it, in document order
+    for index, _, element in found or ():
+        at_line.setdefault(index, []).append(element)
     for index, (line, block, after_break) in enumerate(lines):
         line_key = key(line)
         if line_key not in layout.kinds:
             layout.kinds[line_key] = _kind_of(block)
             if links:
-                layout.links[line_key] = _line_links(line, block, base_url)
+                layout.links[line_key] = _line_links(line, block, at_line.get(index, ()), base_url)
             if marks:
-                layout.marks[line_key] = _line_marks(line, block)
+                layout.marks[line_key] = _line_marks(line, block, at_line.get(index, ()))
         layout.places.setdefault(line_key, []).append(index)
         if after_break:
             layout.breaks.add((previous_key, line_key))
@@ -343,21 +348,23 @@ def page_layout(
         if cell is not None:
             cell_elements[index] = cell
     layout.cells.update(_data_table_cells(cell_elements))
-    for index, block_id, element in found_images or ():
-        image = _image(element, base_url)
+    for index, block_id, element in found if images else ():  # type: ignore[union-attr]
+        image = _image(element, base_url) if element.tag in IMAGE_TAGS else None
         if image is not None:
             in_line = index < len(lines) and lines[index][1].mem_id == block_id
             layout.images.setdefault(index, []).append(PlacedImage(image, in_line))
     return layout
 
 
-def _line_links(line: str, block: Any, base_url: str | None) -> tuple[Link, ...]:
-    """The links (``<a href>`` with text) of the block-level node a line belongs to whose text the line
-    holds, in the order the line gives them, each to where it leads (:func:`resolved_address`) and with its
-    context (:class:`Link`), which places it among the line's words: "here" linked after "Read more" is
-    not the "here" before it."""
+def _line_links(line: str, block: Any, elements: Sequence[Any], base_url: str | None) -> tuple[Link, ...]:
+    """The links (``<a href>`` with text) among the ``elements`` in a line (:func:`page_layout`; ``block``,
+    its block-level node) whose text the line holds, in the order the line gives them, each to where it
+    leads (:func:`resolved_address`) and with its context (:class:`Link`), which places it among the line's
+    words: "here" linked after "Read more" is not the "here" before it."""
     found: dict[int, Link] = {}
-    for anchor in block.css("a[href]"):
+    for anchor in elements:
+        if anchor.tag not in LINK_TAGS or "href" not in anchor.attributes:
+            continue
         text = " ".join(anchor.text(deep=True).split())
         target = resolved_address(anchor.attributes.get("href") or "", base_url)
         if text and target:
@@ -398,6 +405,9 @@ def resolved_address(href: str, base_url: str | None, schemes: frozenset[str] = 
     return urllib.parse.quote(target, safe=_URL_SAFE)
 
 
+#: The elements of links and of images, as :func:`page_layout` finds them.
+LINK_TAGS = frozenset({"a"})
+IMAGE_TAGS = frozenset({"img"})
 #: Where an image's file may be: the web's schemes (a ``data:`` address is a lazy page's placeholder, or
 #: the picture itself, too long for a reader's text: the next attribute is read).
 IMAGE_SCHEMES = frozenset({"http", "https"})
@@ -442,18 +452,20 @@ MARK_OF_TAG = {"strong": "strong", "b": "strong", "em": "em", "i": "em", "del": 
                "strike": "del", "code": "code", "kbd": "code", "samp": "code", "tt": "code"}
 #: The marks that wrap a stretch of a line, the outermost first (code is the innermost, around the words).
 NESTED_MARKS = ("strong", "em", "del")
-_MARK_CSS = ", ".join(MARK_OF_TAG)
 
 
 #: A mark is looked up in its line with at most this much of the text before it (its context).
 MARK_CONTEXT_CHARS = 24
 
 
-def _line_marks(line: str, block: Any) -> tuple[Marked, ...]:
-    """The inline marks (:data:`MARK_OF_TAG`) of the block-level node a line belongs to whose text the line
-    holds, in the order the page gives them, each with its context (:class:`Marked`)."""
+def _line_marks(line: str, block: Any, elements: Sequence[Any]) -> tuple[Marked, ...]:
+    """The inline marks (:data:`MARK_OF_TAG`) among the ``elements`` in a line (:func:`page_layout`;
+    ``block``, its block-level node) whose text the line holds, in the order the page gives them, each
+    with its context (:class:`Marked`)."""
     found = []
-    for element in block.css(_MARK_CSS):
+    for element in elements:
+        if element.tag not in MARK_OF_TAG:
+            continue
         text = " ".join(element.text(deep=True).split())
         if text and text in line:
             found.append(Marked(text, MARK_OF_TAG[element.tag], _text_before(element, block)))

@@ -120,7 +120,9 @@ LINKED = ("<p>The <a href='/unions/dockers'>dockers' union</a> asked <a href='ht
           " the port would not.</p><ul><li>The members read <a href='/vote'>the vote [results]</a> at the gates</li></ul>")
 #: Links whose words the line gives before them too: a footnote's mark, names.
 FOOTNOTED = ("<p>The vote was 1,200 to 31 in the early count.<a href='/notes'>1</a> The <a href='/union'>dockers</a>"
-             " and the dockers' wives voted; <a href='/wives'>the dockers' wives</a> marched to the gates.</p>")
+             " and the dockers' wives voted; <a href='/wives'>the dockers' wives</a> marched to the gates.<br>"
+             "The port's <a href='/port/reply'>reply</a> came late.<br>The union's <a href='/union/reply'>reply</a>"
+             " came at once.</p>")
 
 
 def test_links_are_kept_only_when_asked_each_to_its_address():
@@ -134,8 +136,11 @@ def test_links_are_kept_only_when_asked_each_to_its_address():
     assert "- The members read [the vote \\[results\\]](https://news.test/vote) at the gates" in markdown
     # each link where the page puts it: a footnote's mark after a number holding its digit, a name the line
     # gives unlinked before it
+    # and a line of a paragraph a <br> splits has its own links, not its neighbours' of the same words
     assert ("The vote was 1,200 to 31 in the early count.[1](https://news.test/notes) The [dockers](https://news.test/union)"
-            " and the dockers' wives voted; [the dockers' wives](https://news.test/wives) marched to the gates.") in \
+            " and the dockers' wives voted; [the dockers' wives](https://news.test/wives) marched to the gates.\\\n"
+            "The port's [reply](https://news.test/port/reply) came late.\\\n"
+            "The union's [reply](https://news.test/union/reply) came at once.") in \
         sitewise.extract(page(FOOTNOTED), url=url, output="markdown", include_links=True)
     article = sitewise.extract(html, url=url, output="html", include_links=True)
     assert ('<p>The <a href="https://news.test/unions/dockers">dockers\' union</a> asked '

@@ -54,8 +54,6 @@ _BLOCK_TAGS = frozenset(
 )
 #: The element that breaks a line (and, twice in a row, makes a gap as between blocks).
 _LINE_BREAK = frozenset({"br"})
-#: The element of an image, which the outputs that keep images place among the lines.
-_IMAGE = frozenset({"img"})
 _WORD = re.compile(r"\w+")
 #: A selected text repeated word for word is given once when it has at least this many words (shorter
 #: repeats, "Q:" or "* * *", are the article's own rhythm).
@@ -632,15 +630,18 @@ def _remove(nodes: list[Any]) -> None:
         node.decompose()
 
 
-def page_lines(html: str, images: list[tuple[int, int, Any]] | None = None) -> list[tuple[str, Any, bool]]:
+def page_lines(
+    html: str, tags: frozenset[str] = frozenset(), found_elements: list[tuple[int, int, Any]] | None = None
+) -> list[tuple[str, Any, bool]]:
     """Every line of a page's visible text as :func:`element_lines` groups an element's, each with the
     block-level node it belongs to (which tells a heading, a list item, a quote or a table cell:
     ``sitewise.structure``) and whether it goes on that node's previous line after one ``<br>`` (a line
-    break, not a new block). Given ``images``, the page's visible ``<img>`` are added to it, each as
-    (the index of the line it comes before or in, the id of its block-level node, the element)."""
+    break, not a new block). Given ``found_elements``, the page's visible elements of ``tags`` (HTML tags lexbor
+    numbers once for all: images, links, inline marks) are added to it in document order, each as (the
+    index of the line it is in or comes before, the id of its block-level node, the element)."""
     tree = _rendered_tree(html)
     root = tree.body or tree.root
-    return _lines_and_blocks(root, images=images) if root is not None else []
+    return _lines_and_blocks(root, found_elements=found_elements, found_tags=tags) if root is not None else []
 
 
 def element_lines(element: Any, never_text: _NeverText | None = None) -> list[str]:
@@ -654,12 +655,13 @@ def _lines_and_blocks(
     element: Any,
     never_text: _NeverText | None = None,
     skipped: list[Any] | None = None,
-    images: list[tuple[int, int, Any]] | None = None,
+    found_elements: list[tuple[int, int, Any]] | None = None,
+    found_tags: frozenset[str] = frozenset(),
 ) -> list[tuple[str, Any, bool]]:
     """:func:`element_lines`, each line with the block-level node it belongs to and whether it goes on
     the previous line of that node after a single ``<br>`` (two in a row are a gap, as between blocks).
     Given ``never_text``, the element's never-text elements are skipped and added to ``skipped``; given
-    ``images``, its ``<img>`` elements are added to it as :func:`page_lines` gives them."""
+    ``found_elements``, its elements of ``found_tags`` are added to it as :func:`page_lines` gives them."""
     lines: list[tuple[str, Any, bool]] = []
     current: list[str] = []
     current_block = current_id = last_id = None  # last_id: the block of the last line given
@@ -669,7 +671,7 @@ def _lines_and_blocks(
     # A text's parent → its nearest block-level node and that node's id: texts share parents.
     block_of: dict[int, tuple[Any, int]] = {}
     line_break, block_tags = _tag_ids(_LINE_BREAK), _tag_ids(_BLOCK_TAGS)
-    image_tags = _tag_ids(_IMAGE) if images is not None else frozenset()
+    wanted = _tag_ids(found_tags) if found_elements is not None else frozenset()
 
     def end_line() -> None:
         nonlocal current, last_id, breaks
@@ -707,11 +709,11 @@ def _lines_and_blocks(
             if current:
                 end_line()
             breaks += 1
-        elif node.tag_id in image_tags:
+        elif node.tag_id in wanted:
             block_id = _nearest_block(node.parent, stop_id, element, block_tags).mem_id
             # in the line being read when it is of the same block, else after it (when it has words)
             later = 1 if block_id != current_id and _collapsed(current) else 0
-            images.append((len(lines) + later, block_id, node))  # type: ignore[union-attr]
+            found_elements.append((len(lines) + later, block_id, node))  # type: ignore[union-attr]
     if current:
         end_line()
     return lines
