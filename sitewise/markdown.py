@@ -139,30 +139,58 @@ def _unreadable_marks(parts: list[str], markers: list[tuple[int, int]]) -> list[
     neighbours' runs: judged again till none is."""
     dropped: list[tuple[int, int]] = []
     remaining = list(markers)
-    while True:
-        unreadable = [(o, c) for o, c in remaining
-                      if not _flanking(parts, o, opening=True) or not _flanking(parts, c, opening=False)]
+    while remaining:
+        flanking = _Flanking(parts)
+        unreadable = [(o, c) for o, c in remaining if not flanking.left(o) or not flanking.right(c)]
         if not unreadable:
-            return dropped
+            break
         for open_part, close_part in unreadable:
             parts[open_part] = parts[close_part] = ""
         dropped += unreadable
-        remaining = [pair for pair in remaining if pair not in unreadable]
+        gone = set(unreadable)
+        remaining = [pair for pair in remaining if pair not in gone]
+    return dropped
 
 
-def _flanking(parts: list[str], index: int, opening: bool) -> bool:
-    """Whether the delimiter run holding ``parts[index]`` (the delimiters of one character side by side)
-    is left-flanking (``opening``) or right-flanking, from the characters on either side of the run."""
-    char = parts[index][:1]
-    start, end = index, index
-    while start > 0 and (not parts[start - 1] or parts[start - 1][0] == char and not parts[start - 1].strip(char)):
-        start -= 1
-    while end + 1 < len(parts) and (not parts[end + 1] or parts[end + 1][0] == char and not parts[end + 1].strip(char)):
-        end += 1
-    before = "".join(parts[:start])[-1:] or " "
-    after = "".join(parts[end + 1:])[:1] or " "
-    near, far = (after, before) if opening else (before, after)
-    return not near.isspace() and (not _punctuation(near) or far.isspace() or _punctuation(far))
+class _Flanking:
+    """Whether the delimiter run holding a part (the delimiters of one character side by side) is left- or
+    right-flanking, from the characters on either side of the run (each part's neighbours read once: a
+    line may hold thousands of marks)."""
+
+    def __init__(self, parts: list[str]) -> None:
+        self.parts = parts
+        self.before = [" "] * len(parts)  # the character before each part (a line's edge reads as a space)
+        self.after = [" "] * len(parts)
+        last = " "
+        for index, part in enumerate(parts):
+            self.before[index] = last
+            last = part[-1] if part else last
+        first = " "
+        for index in range(len(parts) - 1, -1, -1):
+            self.after[index] = first
+            first = parts[index][0] if parts[index] else first
+
+    def left(self, index: int) -> bool:
+        before, after = self._around_run(index)
+        return not after.isspace() and (not _punctuation(after) or before.isspace() or _punctuation(before))
+
+    def right(self, index: int) -> bool:
+        before, after = self._around_run(index)
+        return not before.isspace() and (not _punctuation(before) or after.isspace() or _punctuation(after))
+
+    def _around_run(self, index: int) -> tuple[str, str]:
+        parts, char = self.parts, self.parts[index][:1]
+        start, end = index, index
+        while start > 0 and _same_delimiters(parts[start - 1], char):
+            start -= 1
+        while end + 1 < len(parts) and _same_delimiters(parts[end + 1], char):
+            end += 1
+        return self.before[start], self.after[end]
+
+
+def _same_delimiters(part: str, char: str) -> bool:
+    """Whether a part is nothing (a dropped marker) or delimiters of ``char`` alone."""
+    return not part or (part[0] == char and not part.strip(char))
 
 
 def _punctuation(char: str) -> bool:

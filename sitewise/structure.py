@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 import urllib.parse
 from bisect import bisect_right
+from collections import Counter
 from dataclasses import dataclass, field
 from itertools import groupby
 from typing import Any, Iterator, NamedTuple, Sequence
@@ -325,6 +326,7 @@ def page_layout(
     layout = Layout({}, set(), {}, {}, {}, {}, {})
     previous_key = ""
     cell_elements: dict[int, Any] = {}  # page line index → the table cell element it is in
+    code_of: dict[int, str] = {}
     tags = frozenset().union(*(wanted for asked, wanted in ((links, LINK_TAGS), (images, IMAGE_TAGS), (marks, MARK_OF_TAG))
                                if asked))
     found: list[tuple[int, int, Any]] | None = [] if tags else None
@@ -335,7 +337,7 @@ def page_layout(
     for index, (line, block, after_break) in enumerate(lines):
         line_key = key(line)
         if line_key not in layout.kinds:
-            layout.kinds[line_key] = _kind_of(block)
+            layout.kinds[line_key] = _kind_of(block, code_of)
             if links:
                 layout.links[line_key] = _line_links(line, block, at_line.get(index, ()), base_url)
             if marks:
@@ -347,7 +349,7 @@ def page_layout(
         cell = _cell_element(block)
         if cell is not None:
             cell_elements[index] = cell
-    layout.cells.update(_data_table_cells(cell_elements))
+    layout.cells.update(_data_table_cells(cell_elements, code_of))
     for index, block_id, element in found if images else ():  # type: ignore[union-attr]
         image = _image(element, base_url) if element.tag in IMAGE_TAGS else None
         if image is not None:
@@ -509,12 +511,28 @@ def line_pieces(line: str, links: tuple[Link, ...] = (), marks: tuple[Marked, ..
         if start >= 0:
             after[marked.mark] = start + len(marked.text)
             spans.append((start, start + len(marked.text), -1, marked.mark))
-    cuts = sorted({0, len(line), *(span[0] for span in spans), *(span[1] for span in spans)})
+    starting: dict[int, list[tuple[int, int, int, str]]] = {}
+    ending: dict[int, list[tuple[int, int, int, str]]] = {}
+    for span in spans:
+        starting.setdefault(span[0], []).append(span)
+        ending.setdefault(span[1], []).append(span)
+    cuts = sorted({0, len(line), *starting, *ending})
+    links_open: dict[int, str] = {}  # the links over the stretch: number → href (the first number wins)
+    marks_open: Counter[str] = Counter()  # the marks over it (one mark may cover it twice: <b><b>)
     pieces: list[Piece] = []
-    for start, end in zip(cuts, cuts[1:]):
-        covering = [span for span in spans if span[0] <= start and end <= span[1]]
-        link = next((span for span in covering if span[2] >= 0), (0, 0, -1, ""))
-        piece = Piece(line[start:end], link[3], link[2], frozenset(span[3] for span in covering if span[2] < 0))
+    for start, end in zip(cuts, cuts[1:]):  # a sweep: each span opened and closed once
+        for _, _, number, value in ending.get(start, ()):
+            if number >= 0:
+                del links_open[number]
+            else:
+                marks_open[value] -= 1
+        for _, _, number, value in starting.get(start, ()):
+            if number >= 0:
+                links_open[number] = value
+            else:
+                marks_open[value] += 1
+        number = min(links_open, default=-1)
+        piece = Piece(line[start:end], links_open.get(number, ""), number, frozenset(+marks_open))
         if pieces and pieces[-1][1:] == piece[1:]:
             pieces[-1] = piece._replace(text=pieces[-1].text + piece.text)
         else:
@@ -575,8 +593,9 @@ def _cell_element(block: Any) -> Any:
     return None
 
 
-def _data_table_cells(cell_elements: dict[int, Any]) -> dict[int, Cell]:
-    """Of the page lines in table cells (index → cell element), those of data tables, each with its cell."""
+def _data_table_cells(cell_elements: dict[int, Any], code_of: dict[int, str]) -> dict[int, Cell]:
+    """Of the page lines in table cells (index → cell element), those of data tables, each with its cell
+    (``code_of`` as :func:`_kind_of` takes it)."""
     grids: dict[int, dict[int, tuple[int, int, int]] | None] = {}  # table → its cells' places; None: a layout
     cells: dict[int, Cell] = {}
     for index, element in cell_elements.items():
@@ -587,7 +606,7 @@ def _data_table_cells(cell_elements: dict[int, Any]) -> dict[int, Cell]:
             grids[table.mem_id] = _data_table_grid(table)
         place = (grids[table.mem_id] or {}).get(element.mem_id)
         if place is not None:
-            cells[index] = Cell(table.mem_id, *place, _kind_of(element).quoted_in)
+            cells[index] = Cell(table.mem_id, *place, _kind_of(element, code_of).quoted_in)
     return cells
 
 
@@ -649,7 +668,9 @@ def _breaks_lines(kind: LineKind) -> bool:
     return kind.kind not in ("heading", "table") and kind.code is None
 
 
-def _kind_of(block: Any) -> LineKind:
+def _kind_of(block: Any, code_of: dict[int, str]) -> LineKind:
+    """What a line of ``block`` is; ``code_of``: each ``<pre>``'s laid-out text by element, as read so far
+    (every line of a ``<pre>`` is of its code: read once, not once a line)."""
     kind, level, quotes, code, code_element = "", 0, [], None, None
     node = block
     while node is not None:
@@ -665,7 +686,10 @@ def _kind_of(block: Any) -> LineKind:
         elif tag == "blockquote":
             quotes.append(node.mem_id)
         elif tag == "pre" and code is None:
-            code, code_element = _laid_out(node), node.mem_id
+            code_element = node.mem_id
+            code = code_of.get(code_element)
+            if code is None:
+                code = code_of[code_element] = _laid_out(node)
         node = node.parent
     return LineKind(kind, level, tuple(reversed(quotes)), code, code_element)
 
