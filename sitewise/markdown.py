@@ -24,12 +24,13 @@ _MARKUP_START = re.compile(r"^(?:#|>|[-*+](?:\s|$)|`{3}|~{3}|([-_*])(?:\s*\1){2,
 #: a digit is no escape, and Markdown would show it.
 _ORDERED_START = re.compile(r"^(\d{1,9})([.)])(?=\s|$)")
 #: Characters Markdown reads as inline markup anywhere in a line: a backslash, code spans, emphasis,
-#: links, and HTML tags; an underscore only at a word's edge (``snake_case`` is no emphasis); an ampersand
-#: only where it starts an entity or numeric character reference (``&copy;``, ``&#169;``, ``&#xA9;``,
-#: which Markdown shows as the character; "AT&T" or "&" alone it shows as they are). Any name before a
-#: ";" counts, not only HTML's entity names: ``\&`` is a valid escape wherever it stands.
+#: links, HTML tags and tildes (GitHub's strikethrough, of one or two); an underscore only at a word's
+#: edge (``snake_case`` is no emphasis); an ampersand only where it starts an entity or numeric character
+#: reference (``&copy;``, ``&#169;``, ``&#xA9;``, which Markdown shows as the character; "AT&T" or "&"
+#: alone it shows as they are). Any name before a ";" counts, not only HTML's entity names: ``\&`` is a
+#: valid escape wherever it stands.
 _INLINE_MARKUP = re.compile(
-    r"[\\`*\[\]<]|(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])|&(?=[A-Za-z][A-Za-z0-9]*;|#[0-9]{1,7};|#[xX][0-9a-fA-F]{1,6};)"
+    r"[\\`*\[\]<~]|(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])|&(?=[A-Za-z][A-Za-z0-9]*;|#[0-9]{1,7};|#[xX][0-9a-fA-F]{1,6};)"
 )
 #: A heading ending in a run of "#" after a space would lose it (Markdown reads it as the heading's close).
 _HEADING_CLOSE = re.compile(r"(?<=\s)(#+)\s*$")
@@ -205,9 +206,11 @@ def _markdown_piece(piece: Piece) -> str:
 
 def _code_span(text: str) -> str:
     """Text as a code span: its characters as they are, between more backticks than any run of them it
-    holds, and a space inside each end where it starts or ends with one (CommonMark strips one a side)."""
+    holds, and a space inside each end where it starts or ends with a backtick or has a space at both
+    (CommonMark strips one space a side then, and reads a backtick there as part of the fence)."""
     fence = "`" * (1 + max((len(run) for run in _BACKTICKS.findall(text)), default=0))
-    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    spaced = text[:1] == " " and text[-1:] == " " and text.strip(" ")
+    pad = " " if text.startswith("`") or text.endswith("`") or spaced else ""
     return f"{fence}{pad}{text}{pad}{fence}"
 
 

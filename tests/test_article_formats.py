@@ -268,6 +268,52 @@ def test_formatting_is_marked_only_when_asked_and_reads_back_as_the_html():
     assert sitewise.extract(html, url=url, include_formatting=True) == sitewise.extract(html, url=url)
 
 
+#: Words and the characters Markdown reads as markup, for paragraphs of nested inline marks and links.
+MARKUP_WORDS = ["port", "strike", "a", "x_y", "_z_", "*", "**", "~~", "~", "`", "``", "[", "]", "(", ")", "&lt;b&gt;",
+                "&amp;", "&amp;copy;", "#", "\\", "-", "1.", "’", '"', "!", "|", "&gt;", "'", "9"]
+
+
+def _inline_html(depth: int):
+    from hypothesis import strategies as st
+
+    words = st.lists(st.sampled_from(MARKUP_WORDS), min_size=1, max_size=4).map(" ".join)
+    if depth == 0:
+        return words
+    wrapped = st.tuples(st.sampled_from(["b", "i", "code", "del", "a"]), st.lists(_inline_html(depth - 1), min_size=1,
+                                                                                  max_size=3))
+    return words | wrapped.map(lambda tag_parts: ("<a href='/p'>" if tag_parts[0] == "a" else f"<{tag_parts[0]}>")
+                               + " ".join(tag_parts[1]) + f"</{tag_parts[0]}>")
+
+
+def _shown_words(html: str) -> str:
+    from selectolax.lexbor import LexborHTMLParser
+
+    return " ".join("".join(node.text_content or "" for node in LexborHTMLParser(html).body.traverse(include_text=True)
+                            if node.tag == "-text").split())
+
+
+def test_formatted_markdown_shows_the_words_the_html_shows():
+    """Whatever the marks, links and markup characters of a paragraph, a CommonMark reader (GitHub's
+    strikethrough on) shows the Markdown's words as the HTML output shows them: nothing read as markup
+    that is text, no space lost at a code span's edge."""
+    from hypothesis import given, settings, strategies as st
+    from markdown_it import MarkdownIt
+
+    from sitewise.learn.rules import page_lines
+
+    reader = MarkdownIt("commonmark").enable("strikethrough")
+
+    @settings(max_examples=300, deadline=None)
+    @given(parts=st.lists(_inline_html(2), min_size=1, max_size=6))
+    def check(parts):
+        html = f"<html><body><p>Lead words {' '.join(parts)} and the end.</p></body></html>"
+        text = "\n".join(line for line, _, _ in page_lines(html))
+        markdown = to_markdown(text, html, True, "https://news.test/", marks=True)
+        assert _shown_words(reader.render(markdown)) == _shown_words(to_html(text, html, True, "https://news.test/", marks=True))
+
+    check()
+
+
 def test_cli_keeps_links_when_asked(tmp_path, capsys):
     saved = tmp_path / "page.html"
     saved.write_text(page(LINKED), encoding="utf-8")
