@@ -32,8 +32,9 @@ _ORDERED_START = re.compile(r"^(\d{1,9})([.)])(?=\s|$)")
 _INLINE_MARKUP = re.compile(
     r"[\\`*\[\]<~]|(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])|&(?=[A-Za-z][A-Za-z0-9]*;|#[0-9]{1,7};|#[xX][0-9a-fA-F]{1,6};)"
 )
-#: A heading ending in a run of "#" after a space would lose it (Markdown reads it as the heading's close).
-_HEADING_CLOSE = re.compile(r"(?<=\s)(#+)\s*$")
+#: A heading ending in a run of "#" after a space, or that is one, would lose it (Markdown reads it as the
+#: heading's close).
+_HEADING_CLOSE = re.compile(r"(?:(?<=\s)|^)(#+)\s*$")
 #: A line after a hard line break that is a run of "=" or "-" would make the lines above it a heading.
 _SETEXT_UNDERLINE = re.compile(r"^(?:=+|-+)\s*$")
 #: CommonMark's hard line break: a backslash at a line's end (trailing spaces would be invisible).

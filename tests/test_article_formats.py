@@ -286,10 +286,12 @@ def _inline_html(depth: int):
 
 
 def _shown_words(html: str) -> str:
+    """The words HTML shows, spacing aside (a line break a space)."""
     from selectolax.lexbor import LexborHTMLParser
 
-    return " ".join("".join(node.text_content or "" for node in LexborHTMLParser(html).body.traverse(include_text=True)
-                            if node.tag == "-text").split())
+    nodes = LexborHTMLParser(html).body.traverse(include_text=True)
+    return " ".join("".join(" " if node.tag == "br" else node.text_content or "" for node in nodes
+                            if node.tag in ("-text", "br")).split())
 
 
 def test_formatted_markdown_shows_the_words_the_html_shows():
@@ -310,6 +312,46 @@ def test_formatted_markdown_shows_the_words_the_html_shows():
         text = "\n".join(line for line, _, _ in page_lines(html))
         markdown = to_markdown(text, html, True, "https://news.test/", marks=True)
         assert _shown_words(reader.render(markdown)) == _shown_words(to_html(text, html, True, "https://news.test/", marks=True))
+
+    check()
+
+
+#: Words that start a line like Markdown's block markup: headings, lists, quotes, fences, breaks, tables.
+BLOCK_MARKUP_WORDS = ["port", "strike", "x_y", "*", "-", "+", "1.", "2)", "#", "##", "&gt;", "`", "```", "~~~", "|",
+                      "---", "===", "\\", "&lt;", "&amp;", "[x]", "9"]
+
+
+def _block_html(depth: int):
+    from hypothesis import strategies as st
+
+    words = st.lists(st.sampled_from(BLOCK_MARKUP_WORDS), min_size=1, max_size=5).map(" ".join)
+    leaf = (words.map(lambda w: f"<p>{w}</p>") | words.map(lambda w: f"<h2>{w}</h2>")
+            | st.lists(words, min_size=1, max_size=3).map(lambda lines: "<p>" + "<br>".join(lines) + "</p>")
+            | words.map(lambda w: f"<pre>{w}\n  {w}</pre>"))
+    if depth == 0:
+        return leaf
+    inner = _block_html(depth - 1)
+    items = st.lists(words | inner, min_size=1, max_size=3).map(lambda parts: "".join(f"<li>{p}</li>" for p in parts))
+    return (leaf | items.map(lambda li: f"<ul>{li}</ul>") | items.map(lambda li: f"<ol>{li}</ol>")
+            | st.lists(inner, min_size=1, max_size=3).map(lambda blocks: f"<blockquote>{''.join(blocks)}</blockquote>"))
+
+
+def test_markdown_shows_the_words_the_html_shows_whatever_the_blocks():
+    """Headings, paragraphs split by <br>, code, nested lists and quotes whose words start like Markdown's
+    block markup: a CommonMark reader shows the Markdown's words as the HTML output shows them."""
+    from hypothesis import given, settings, strategies as st
+    from markdown_it import MarkdownIt
+
+    from sitewise.learn.rules import page_lines
+
+    reader = MarkdownIt("commonmark")
+
+    @settings(max_examples=300, deadline=None)
+    @given(blocks=st.lists(_block_html(2), min_size=1, max_size=5))
+    def check(blocks):
+        html = f"<html><body>{''.join(blocks)}</body></html>"
+        text = "\n".join(line for line, _, _ in page_lines(html))
+        assert _shown_words(reader.render(to_markdown(text, html))) == _shown_words(to_html(text, html))
 
     check()
 
