@@ -416,7 +416,7 @@ IMAGE_SCHEMES = frozenset({"http", "https"})
 #: The attributes that may hold an image's address, in the order they are read: ``src``, and those of
 #: the lazy-loading scripts that leave ``src`` empty or a placeholder until the image is scrolled to.
 IMAGE_SOURCE_ATTRIBUTES = ("src", "data-src", "data-lazy-src", "data-original", "data-url")
-#: ... and, failing those, the first address of a ``srcset``.
+#: ... and, failing those, the first address of a ``srcset``, the image's or its ``<picture>``'s sources'.
 IMAGE_SET_ATTRIBUTES = ("srcset", "data-srcset")
 #: An image the page declares narrower or lower than this (``width``/``height``, in pixels) is an icon,
 #: a spacer or a tracking pixel, not the article's picture.
@@ -433,13 +433,22 @@ def _image(element: Any, base_url: str | None) -> Image | None:
         if pixels and int(pixels.group(1)) < MIN_IMAGE_SIDE:
             return None
     sources = [attributes.get(name) or "" for name in IMAGE_SOURCE_ATTRIBUTES]
-    # (a candidate's address ends at a space, and a comma there ends the candidate, not the address)
-    sources += [((attributes.get(name) or "").split() or [""])[0].rstrip(",") for name in IMAGE_SET_ATTRIBUTES]
+    sources += [_first_candidate(attributes.get(name)) for name in IMAGE_SET_ATTRIBUTES]
+    picture = element.parent
+    if picture is not None and picture.tag == "picture":  # its <source>s offer the file the <img> may not name
+        sources += [_first_candidate(source.attributes.get(name)) for source in picture.iter()
+                    if source.tag == "source" for name in IMAGE_SET_ATTRIBUTES]
     for source in sources:
         src = resolved_address(source, base_url, IMAGE_SCHEMES)
         if src:
             return Image(src, " ".join((attributes.get("alt") or "").split()))
     return None
+
+
+def _first_candidate(srcset: str | None) -> str:
+    """The address of a ``srcset``'s first candidate: it ends at a space, and a comma there ends the
+    candidate, not the address."""
+    return ((srcset or "").split() or [""])[0].rstrip(",")
 
 
 #: The characters a link's address keeps as they are (the reserved ones, ``%`` of those already

@@ -158,7 +158,7 @@ def test_a_link_no_url_parser_reads_stays_text():
 
 
 #: The article's images: a figure whose caption the article leaves out, lazy-loaded (its src a placeholder),
-#: an image in a paragraph, a picture given by its srcset alone; and images that are not the article's: an
+#: an image in a paragraph, a picture given by its srcset alone, one given by its <picture>'s <source>; and images that are not the article's: an
 #: icon, a tracking pixel, the site's logo, an advertisement beside the article, a picture after its end.
 PICTURED = (
     "<nav><a href='/'><img src='/logo.png' alt='Logo'></a></nav><article><h1>The strike</h1>" + STORY
@@ -167,7 +167,9 @@ PICTURED = (
     + "<figure><img src='data:image/gif;base64,R0lGOD' data-src='/img/gate (1).jpg' alt='The [vote]'>"
       "<figcaption>The vote.</figcaption></figure>" + STORY
     + "<p>The union's <img src='/img/leader.jpg' alt=' The   leader '> leader spoke to the workers at the gates.</p>"
-    + "<p><picture><img srcset='/img/crowd-1x.jpg 1x, /img/crowd-2x.jpg 2x'></picture></p>" + STORY
+    + "<p><picture><img srcset='/img/crowd-1x.jpg 1x, /img/crowd-2x.jpg 2x'></picture></p>"
+    + "<p><picture><source srcset='/img/dock.webp 1x, /img/dock@2x.webp 2x' type='image/webp'><img alt='The dock'>"
+      "</picture></p>" + STORY
     + "<figure><img src='/img/ending.jpg'></figure></article>"
       "<aside><img src='/ads/boots.jpg'><p>Boots for dockers, half price this week only</p></aside>"
 )
@@ -179,13 +181,13 @@ def test_images_are_kept_only_when_asked_each_where_the_article_shows_it():
     assert "![" not in sitewise.extract(html, url=url, output="markdown")
     assert "<img" not in sitewise.extract(html, url=url, output="html")
     markdown = sitewise.extract(html, url=url, output="markdown", include_images=True)
-    assert markdown.count("![") == 3
+    assert markdown.count("![") == 4
     assert "at dawn .\n\n![The \\[vote\\]](https://news.test/img/gate%20%281%29.jpg)\n\nThe harbor" in markdown
     assert "![The leader](https://news.test/img/leader.jpg)\n\nThe union's leader spoke" in markdown
-    assert "\n\n![](https://news.test/img/crowd-1x.jpg)\n\n" in markdown
+    assert "\n\n![](https://news.test/img/crowd-1x.jpg)\n\n![The dock](https://news.test/img/dock.webp)\n\n" in markdown
     article = sitewise.extract(html, url=url, output="html", include_images=True)
     assert '<figure><img src="https://news.test/img/gate%20%281%29.jpg" alt="The [vote]"></figure>' in article
-    assert article.count("<img") == 3
+    assert article.count("<img") == 4
     for elsewhere in ("logo.png", "pin.png", "p.gif", "ending.jpg", "boots.jpg"):
         assert elsewhere not in markdown + article
     # the words are the same either way
