@@ -418,6 +418,8 @@ IMAGE_SCHEMES = frozenset({"http", "https"})
 IMAGE_SOURCE_ATTRIBUTES = ("src", "data-src", "data-lazy-src", "data-original", "data-url")
 #: ... and, failing those, the first address of a ``srcset``, the image's or its ``<picture>``'s sources'.
 IMAGE_SET_ATTRIBUTES = ("srcset", "data-srcset")
+#: The ARIA roles that declare an image decorative: a screen reader skips it, and so does the article.
+DECORATIVE_ROLES = frozenset({"presentation", "none"})
 #: An image the page declares narrower or lower than this (``width``/``height``, in pixels) is an icon,
 #: a spacer or a tracking pixel, not the article's picture.
 MIN_IMAGE_SIDE = 50
@@ -426,8 +428,13 @@ _PIXELS = re.compile(r"\s*(\d{1,6})\s*(?:px)?\s*$")
 
 def _image(element: Any, base_url: str | None) -> Image | None:
     """An ``<img>`` as the article's image: its address (:data:`IMAGE_SOURCE_ATTRIBUTES`, resolved as a
-    link's) and its alternative text; None for an image too small to be a picture or with no address."""
+    link's) and its alternative text; None for an image the page declares decorative (hidden from
+    assistive technology, or of a :data:`DECORATIVE_ROLES` role), too small to be a picture, or with no
+    address."""
     attributes = element.attributes
+    if (attributes.get("aria-hidden") or "").strip().lower() == "true" or \
+            (attributes.get("role") or "").strip().lower() in DECORATIVE_ROLES:
+        return None
     for side in ("width", "height"):
         pixels = _PIXELS.match(attributes.get(side) or "")
         if pixels and int(pixels.group(1)) < MIN_IMAGE_SIDE:

@@ -158,11 +158,13 @@ def test_a_link_no_url_parser_reads_stays_text():
 
 
 #: The article's images: a figure whose caption the article leaves out, lazy-loaded (its src a placeholder),
-#: an image in a paragraph, a picture given by its srcset alone, one given by its <picture>'s <source>; and images that are not the article's: an
-#: icon, a tracking pixel, the site's logo, an advertisement beside the article, a picture after its end.
+#: an image in a paragraph, a picture given by its srcset alone, one given by its <picture>'s <source>; and
+#: images that are not the article's: an icon, images declared decorative, a tracking pixel, the site's
+#: logo, an advertisement beside the article, a picture after its end.
 PICTURED = (
     "<nav><a href='/'><img src='/logo.png' alt='Logo'></a></nav><article><h1>The strike</h1>" + STORY
     + "<p>The dockers met at the <img src='/icons/pin.png' width='16' height='16'> gate at dawn"
+      " <img src='/img/flourish.png' role='presentation'><img src='/img/rule.png' aria-hidden='true'>"
       " <img src='https://pixel.test/p.gif' width='1' height='1'>.</p>"
     + "<figure><img src='data:image/gif;base64,R0lGOD' data-src='/img/gate (1).jpg' alt='The [vote]'>"
       "<figcaption>The vote.</figcaption></figure>" + STORY
@@ -188,7 +190,7 @@ def test_images_are_kept_only_when_asked_each_where_the_article_shows_it():
     article = sitewise.extract(html, url=url, output="html", include_images=True)
     assert '<figure><img src="https://news.test/img/gate%20%281%29.jpg" alt="The [vote]"></figure>' in article
     assert article.count("<img") == 4
-    for elsewhere in ("logo.png", "pin.png", "p.gif", "ending.jpg", "boots.jpg"):
+    for elsewhere in ("logo.png", "pin.png", "p.gif", "ending.jpg", "boots.jpg", "flourish.png", "rule.png"):
         assert elsewhere not in markdown + article
     # the words are the same either way
     assert sitewise.extract(html, url=url, include_images=True) == sitewise.extract(html, url=url)
