@@ -373,6 +373,10 @@ def test_cli_keeps_links_when_asked(tmp_path, capsys):
     saved.write_text(page(FORMATTED), encoding="utf-8")
     assert main(["extract", str(saved), "--no-store", "--output", "markdown", "--include-formatting"]) == 0
     assert "the union said **no ships** would sail" in capsys.readouterr().out
+    # asked of an output they do not change, the options are named as ignored
+    assert main(["extract", str(saved), "--no-store", "--include-formatting", "--include-links"]) == 0
+    out, err = capsys.readouterr()
+    assert "**" not in out and "--include-links and --include-formatting change only --output markdown and html" in err
     saved.write_text(DESCRIBED, encoding="utf-8")
     assert main(["extract", str(saved), "--url", "https://news.test/a", "--no-store", "--with-metadata"]) == 0
     assert capsys.readouterr().out.startswith('---\ntitle: "Dockers strike"\nauthor: "Ann O\'Hara"\n')

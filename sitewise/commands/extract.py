@@ -116,6 +116,12 @@ def run(args: argparse.Namespace) -> int:
         if args.out_dir.exists() and not args.out_dir.is_dir():
             raise NotADirectoryError(f"--out-dir {args.out_dir} is a file, not a folder")
         args.out_dir.mkdir(parents=True, exist_ok=True)
+    ignored = [flag for flag, asked in (("--include-links", args.include_links), ("--include-images", args.include_images),
+                                        ("--include-formatting", args.include_formatting)) if asked]
+    if ignored and output not in ("markdown", "html"):
+        names = " and ".join([", ".join(ignored[:-1]), ignored[-1]] if len(ignored) > 1 else ignored)
+        print(f"sitewise extract: {names} {'change' if len(ignored) > 1 else 'changes'} only --output markdown and "
+              f"html; the {output} output is the article's words alone", file=sys.stderr)
     tasks = [_task(source, args, output) for source in sources]  # every file checked before any work
     given = load_rules(args.rules) if args.rules else None  # a bad rules file fails before any page is read
     _render(tasks, args)
