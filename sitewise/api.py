@@ -149,7 +149,7 @@ def extract(
     address (the web's, resolved against ``url``) and alternative text: those inside its lines and those
     between two of its lines with at most a caption and credit left out (:func:`sitewise.structure.article_blocks`).
     ``with_metadata`` (as trafilatura's): text and Markdown open with the page's metadata as YAML front
-    matter (title, author, date, url, site name, description, language: those it has), and HTML is a
+    matter (title, author, date, url, site name, description, image, language: those it has), and HTML is a
     whole document with them in its head (JSON holds them always).
     ``include_formatting`` (as trafilatura's): Markdown and HTML mark the article's bold, italic,
     struck-through and code words (``**``/``<strong>``, ``*``/``<em>``, ``~~``/``<del>``, backticks/``<code>``).

@@ -231,6 +231,10 @@ def test_metadata_opens_text_and_markdown_and_heads_html_only_when_asked():
     assert '<meta property="og:image" content="https://news.test/img/card.jpg">' in document
     assert '<meta property="og:site_name" content="The Harbour Times">' in document
     assert document.endswith("<body>\n" + sitewise.extract(DESCRIBED, url=url, output="html") + "\n</body>\n</html>")
+    # the caller's URL is given as it is, and reads back so, whatever characters it holds
+    odd_url = "https://news.test/2024/strike\u2028and\u2029more"
+    front_matter = sitewise.extract(DESCRIBED, url=odd_url, output="markdown", with_metadata=True).split("---\n")[1]
+    assert yaml.safe_load(front_matter)["url"] == odd_url
     # a page without an article gives nothing, metadata or not; JSON holds the metadata always
     assert sitewise.extract("<html><head><title>Empty</title></head><body></body></html>", with_metadata=True) == ""
     assert sitewise.extract(DESCRIBED, url=url, output="json", with_metadata=True) == sitewise.extract(
