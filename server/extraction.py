@@ -5,7 +5,7 @@ URL to fetch.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from sitewise.api import OUTPUTS, Formatting, extract_article, favor_of, formatted, markup_chars, readable_html
@@ -82,8 +82,7 @@ def extract_request(data: Any) -> dict[str, Any]:
         raise ApiError.bad_field("url", "must be a string")
     include_comments, favor_precision, favor_recall = (
         _flag(data, name) for name in ("include_comments", "favor_precision", "favor_recall"))
-    formatting = Formatting(*(_flag(data, name) for name in (
-        "include_links", "include_images", "with_metadata", "include_formatting")))
+    formatting = Formatting(**{option.name: _flag(data, option.name) for option in fields(Formatting)})
     output = data.get("output", "json")
     if output not in OUTPUTS:
         raise ApiError.bad_field("output", f"must be one of {', '.join(OUTPUTS)}")

@@ -162,11 +162,10 @@ def extract(
         raise InputError(f"output must be one of {', '.join(OUTPUTS)}, not {output!r}")
     favor = favor_of(favor_precision, favor_recall)
     page_html = readable_html(html)
-    # text, Markdown and HTML are the article alone unless asked: the metadata is a second parse
-    found = extract_article(page_html, url, rules=rules, metadata=output == "json" or with_metadata,
+    formatting = Formatting(include_links, include_images, with_metadata, include_formatting)
+    found = extract_article(page_html, url, rules=rules, metadata=formatting.reads_metadata(output),
                             include_comments=include_comments, favor=favor)
-    return formatted(found, page_html, output,
-                     Formatting(include_links, include_images, with_metadata, include_formatting))
+    return formatted(found, page_html, output, formatting)
 
 
 def favor_of(favor_precision: bool, favor_recall: bool) -> Favor:
@@ -250,6 +249,11 @@ class Formatting:
     with_metadata: bool = False
     #: Bold, italic, struck-through and code words, marked (Markdown and HTML).
     include_formatting: bool = False
+
+    def reads_metadata(self, output: Output) -> bool:
+        """Whether ``output`` holds the page's metadata (a second parse of the page): JSON always, the
+        others with :attr:`with_metadata`."""
+        return output == "json" or self.with_metadata
 
 
 #: The page's metadata an output given ``with_metadata`` opens with, in this order (the JSON output's

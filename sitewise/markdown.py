@@ -87,7 +87,7 @@ def _markdown_block(block: Block) -> str:
         markdown = f"![{_escaped(block.image.alt)}]({block.image.src})"
     elif kind.code is not None:
         code = kind.code or block.lines[0]
-        fence = "`" * max(MIN_FENCE, 1 + max((len(run) for run in _BACKTICKS.findall(code)), default=0))
+        fence = _fence(code, MIN_FENCE)
         markdown = f"{fence}\n{code}\n{fence}"
     elif kind.kind == "heading":
         markdown = "#" * kind.level + " " + _HEADING_CLOSE.sub(r"\\\1", _inline(block, 0))
@@ -117,7 +117,7 @@ def _markdown_table(rows: TableRows) -> str:
 def _inline(block: Block, index: int) -> str:
     """A block's line escaped (:func:`_escaped`), with its links (:attr:`Block.links`) as Markdown links and
     its marks (:attr:`Block.marks`) as emphasis, strikethrough (GitHub's) and code spans, each mark whose
-    delimiters Markdown would read (:func:`_unreadable_marks`)."""
+    delimiters Markdown would read (:func:`_drop_unreadable_marks`)."""
     parts, markers = [], []  # the output's parts; the open/close parts of each mark
     opened: list[int] = []
     for event, value in inline_events(block.pieces(index)):
@@ -129,29 +129,22 @@ def _inline(block: Block, index: int) -> str:
             opened.append(len(parts) - 1)
         else:
             markers.append((opened.pop(), len(parts) - 1))
-    for open_part, close_part in _unreadable_marks(parts, markers):
-        parts[open_part] = parts[close_part] = ""
+    _drop_unreadable_marks(parts, markers)
     return "".join(parts)
 
 
-def _unreadable_marks(parts: list[str], markers: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """The marks (their open and close parts) Markdown would show as asterisks or tildes: an opening
-    delimiter run must be left-flanking and a closing one right-flanking (CommonMark 6.2), which a mark
-    starting or ending on punctuation inside a word is not ("**Gallery’**s"). Dropping one changes its
-    neighbours' runs: judged again till none is."""
-    dropped: list[tuple[int, int]] = []
-    remaining = list(markers)
+def _drop_unreadable_marks(parts: list[str], markers: list[tuple[int, int]]) -> None:
+    """Empty the parts of the marks (their open and close parts) Markdown would show as asterisks or
+    tildes: an opening delimiter run must be left-flanking and a closing one right-flanking (CommonMark
+    6.2), which a mark starting or ending on punctuation inside a word is not ("**Gallery’**s"). Dropping
+    one changes its neighbours' runs: judged again till none is."""
+    remaining = markers
     while remaining:
         flanking = _Flanking(parts)
-        unreadable = [(o, c) for o, c in remaining if not flanking.left(o) or not flanking.right(c)]
-        if not unreadable:
-            break
+        unreadable = {(o, c) for o, c in remaining if not flanking.left(o) or not flanking.right(c)}
         for open_part, close_part in unreadable:
             parts[open_part] = parts[close_part] = ""
-        dropped += unreadable
-        gone = set(unreadable)
-        remaining = [pair for pair in remaining if pair not in gone]
-    return dropped
+        remaining = [pair for pair in remaining if pair not in unreadable] if unreadable else []
 
 
 class _Flanking:
@@ -209,10 +202,15 @@ def _code_span(text: str) -> str:
     """Text as a code span: its characters as they are, between more backticks than any run of them it
     holds, and a space inside each end where it starts or ends with a backtick or has a space at both
     (CommonMark strips one space a side then, and reads a backtick there as part of the fence)."""
-    fence = "`" * (1 + max((len(run) for run in _BACKTICKS.findall(text)), default=0))
+    fence = _fence(text, 1)
     spaced = text[:1] == " " and text[-1:] == " " and text.strip(" ")
     pad = " " if text.startswith("`") or text.endswith("`") or spaced else ""
     return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def _fence(code: str, minimum: int) -> str:
+    """Backticks around ``code``: at least ``minimum``, and more than any run of them it holds."""
+    return "`" * max(minimum, 1 + max((len(run) for run in _BACKTICKS.findall(code)), default=0))
 
 
 def _escaped(line: str) -> str:

@@ -11,7 +11,7 @@ import json
 import os
 import re
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
@@ -161,8 +161,7 @@ def _is_url(source: str) -> bool:
 def _task(source: str, args: argparse.Namespace, output: str) -> Task:
     task = Task(source, args.url, None, output, args.mss_model, include_comments=args.include_comments,
                 favor=favor_of(args.favor_precision, args.favor_recall),
-                formatting=Formatting(args.include_links, args.include_images, args.with_metadata,
-                                      args.include_formatting))
+                formatting=Formatting(**{option.name: getattr(args, option.name) for option in fields(Formatting)}))
     if _is_url(source):
         task.url = source
     elif source == STDIN:
@@ -240,10 +239,8 @@ def _extract(task: Task) -> dict[str, Any]:
         else:
             source = task.body if task.body is not None else Path(task.source).read_bytes()
         html = readable_html(source)
-        # the page's metadata (a second parse) only where it is printed: in JSON
         found = extract_article(html, task.url, rules=task.rules, page=task.page, mss_model=task.mss_model,
-                                metadata=task.output == "json" or task.formatting.with_metadata,
-                                site_rules=task.site_rules,
+                                metadata=task.formatting.reads_metadata(task.output), site_rules=task.site_rules,
                                 include_comments=task.include_comments, favor=task.favor)
     except (InputError, OSError) as exc:
         return {"source": task.source, "error": str(exc)}
@@ -312,6 +309,8 @@ def _json_text(answer: dict[str, Any], indent: int | None = None) -> str:
     return _LONE_SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
 
 
+#: What a line of several inputs' output says of how each article was found (beside the article or its file).
+LINE_KEYS = ("source", "url", "method", "template", "fallback_reason")
 #: The file name extension of each output.
 EXTENSIONS = {"text": ".txt", "json": ".json", "markdown": ".md", "html": ".html"}
 #: A written file's name keeps at most this many characters of its source's (a URL's path may be long).
@@ -323,7 +322,7 @@ def _written(answer: dict[str, Any], output: str, folder: Path) -> dict[str, Any
     """The answer's article written to its own file in ``folder`` (:func:`output_name`; none for a page
     without an article): the line then names the file instead of holding the article. Written to a
     temporary file renamed into place, so a crash leaves no half-written article under the name."""
-    line = {key: answer[key] for key in ("source", "url", "method", "template", "fallback_reason", "words")}
+    line = {key: answer[key] for key in (*LINE_KEYS, "words")}
     if not answer["text"]:
         return {**line, "file": None}
     article = _json_text(answer, indent=2) if output == "json" else answer["output"]
@@ -356,8 +355,7 @@ def output_name(source: str, output: str) -> str:
 def _line(answer: dict[str, Any], output: str) -> dict[str, Any]:
     if output == "json":
         return answer
-    keys = ("source", "url", "method", "template", "fallback_reason")
-    return {**{k: answer[k] for k in keys}, output: answer["output"]}
+    return {**{key: answer[key] for key in LINE_KEYS}, output: answer["output"]}
 
 
 def _how(answer: dict[str, Any], rules_given: bool) -> str:
