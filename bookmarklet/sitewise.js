@@ -77,6 +77,9 @@
   // A selected passage the page repeats word for word is shown once when it has at least this many
   // words: sitewise.learn.rules.MIN_REPEAT_WORDS, so the highlight is what apply_rules gives.
   var MIN_REPEAT_WORDS = 4;
+  // A template's recurring lines leave the article, but never a section head of one of these elements:
+  // sitewise.learn.rules.SECTION_HEAD_TAGS.
+  var SECTION_HEAD_TAGS = new realm.Set(list("h1", "h2", "h3", "h4", "h5", "h6"));
   // The name of collect.js' Error that refuses a page (more blocks than the server takes): its message says why.
   var PAGE_REFUSED = "PageRefused";
   // Whitespace as Python's \s and str.strip see it (apply_rules compares passages with these spaces
@@ -191,15 +194,17 @@
   // the first template whose match selectors each select at least one block applies; a block is
   // article when its element or an ancestor matches an include selector and none matches an exclude
   // one, or when it matches a heading selector (headline, byline, date line: even inside an exclude);
-  // a passage repeated word for word is kept once (dropRepeats). The result counts only when it has
-  // body blocks and its word count is in the template's usual range; otherwise the server decides (MSS).
+  // the site's recurring lines leave (dropRecurring); a passage repeated word for word is kept once
+  // (dropRepeats). The result counts only when it has body blocks and its word count is in the
+  // template's usual range; otherwise the server decides (MSS).
   function articleByRules(rules) {
     if (rules.format !== RULES_FORMAT) return null;  // a format this script does not know: the server decides
     try {
       var template = chooseTemplate(rules.templates || list());
       if (!template) return null;
       var heading = new realm.Set(selectBlocks(template.heading || list(), list()));
-      var chosen = dropRepeats(union(selectBlocks(template.include, template.exclude || list()), realm.Array.from(heading)));
+      var body = dropRecurring(selectBlocks(template.include, template.exclude || list()), heading, template.recurring || list());
+      var chosen = dropRepeats(union(body, realm.Array.from(heading)));
       var words = countWords(chosen.map(function (i) { return page.blocks[i].text; }).join("\n"));
       var range = template.words || list(0, Infinity);
       // A heading with no body (a video page sharing the site's headline) is not an article either.
@@ -239,6 +244,18 @@
   function union(first, second) {
     var all = new realm.Set(first.concat(second));
     return realm.Array.from(all).sort(function (a, b) { return a - b; });
+  }
+
+  // sitewise.learn.rules.is_recurring on block indices: a body block whose text (case and spacing aside)
+  // is one of the template's recurring lines leaves, unless it is of the heading or a section head.
+  function dropRecurring(chosen, heading, recurring) {
+    if (!recurring.length) return chosen;
+    var lines = new realm.Set(recurring);
+    return chosen.filter(function (index) {
+      var block = page.blocks[index];
+      if (heading.has(index) || SECTION_HEAD_TAGS.has(block.tag)) return true;
+      return !lines.has(stringToLowerCase(collapseSpaces(block.text)));
+    });
   }
 
   // sitewise.learn.rules.drop_repeats on block indices: a block whose text repeats an earlier chosen

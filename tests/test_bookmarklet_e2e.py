@@ -408,6 +408,38 @@ def test_rules_highlight_the_heading_even_inside_a_body_exclude_as_apply_rules_d
     assert apply_rules(rules, html=HEADING_PAGE).text == found.text
 
 
+#: A share link among the article's paragraphs (no selector tells it apart), a section head of the same
+#: words, and a headline the rule set lists as recurring too.
+RECURRING_PAGE = """<!DOCTYPE html><html lang="en"><head><title>Harbour cranes return</title></head><body>
+<article class="story"><h1>Harbour cranes return</h1>
+<p>The harbour cranes came back on Monday after the long winter repairs were finished at last.</p>
+<p><a href="/share">Share  THIS</a></p><h3>Share this</h3>
+<p>Dock workers cheered as the cranes turned over the water for the first time since autumn.</p></article>
+</body></html>"""
+
+
+def test_rules_leave_a_templates_recurring_lines_out_of_the_highlight_as_apply_rules_does(tab, server, store):
+    store.put_rules("127.0.0.1", {
+        "format": 1, "site": "127.0.0.1", "pages_learned": 5, "confidence": 0.9,
+        "templates": [{"name": "story", "match": ["article.story"], "include": ["article.story"], "exclude": [],
+                       "heading": ["h1"], "recurring": ["share this", "harbour cranes return"], "words": [1, 1000]}],
+    })
+    with serve_html({"/recurring": ("", RECURRING_PAGE)}) as base_url:
+        tab.goto(base_url + "/recurring")
+        state = click_bookmarklet(tab, server)
+    assert state["method"] == "rules" and state["template"] == "story", state
+    rules, page = store.rules("127.0.0.1"), next(store.pages("127.0.0.1"))
+    found = apply_rules(rules, page=page)
+    assert found.text.splitlines() == [
+        "Harbour cranes return",
+        "The harbour cranes came back on Monday after the long winter repairs were finished at last.",
+        "Share this",
+        "Dock workers cheered as the cranes turned over the water for the first time since autumn.",
+    ]
+    assert highlighted(tab) == found.text.splitlines()
+    assert apply_rules(rules, html=RECURRING_PAGE).text == found.text
+
+
 #: What pages patch that the reader script and the collector use (tests/test_collect.py checks more on the
 #: collector alone): Prototype.js 1.6's Array.prototype.toJSON (the upload was refused, "blocks: must be a
 #: list"), a no-op push polyfill (no blocks), String.prototype.trim (every text "X"), Math.round.

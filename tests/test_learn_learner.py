@@ -226,3 +226,39 @@ def test_a_template_takes_only_pages_where_its_seed_carries_text_of_their_own(mo
     records = [dataclasses.replace(describe_blocks([_blog_post(0, *BLOG_POSTS[0])])[2], page=page) for page in range(5)]
     groups, _ = group_templates(records, np.zeros(5, dtype=int), None, 5, 1)
     assert groups[0].pages == [1, 4]
+
+
+# -- the site's furniture inside the article's container ------------------------------------------------
+
+HARBOUR_STORIES = [
+    ("Harbour strike ends", "The harbour workers voted to end the strike after nine days of talks at the port.",
+     "Ships queued outside the breakwater all week while the union and the owners argued about pay."),
+    ("Council approves bridge", "The council approved the new footbridge over the river on Tuesday evening.",
+     "Work starts in spring and the crossing should open to walkers by the autumn."),
+    ("Library opens late", "The central library will open until ten in the evening from next month.",
+     "Students asked for the change during the exam season, the librarian said."),
+    ("Ferry timetable changes", "The island ferry will sail every forty minutes instead of every hour.",
+     "Two new crew members were hired to keep the extra sailings running."),
+]
+
+
+def _story_with_share_link(number, title, first, second):
+    """A story whose share link is a paragraph among the article's own (no selector can tell it apart),
+    with a section head and a credit line on every page too."""
+    html = (f"<html><head><title>{title}</title></head><body><nav><a href='/'>Home</a> <a href='/news'>News</a></nav>"
+            f"<article><h1>{title}</h1><div class=entry><p>{first}</p><p><a href='/share/{number}'>Share on Twitter</a></p>"
+            f"<h3>Key points</h3><p>{second}</p><p>Reporting by the Gazette staff.</p></div></article>"
+            f"<footer>Gazette</footer></body></html>")
+    return f"https://gazette.test/{number}", html
+
+
+def test_a_link_line_on_every_page_of_the_body_is_learned_as_recurring_and_left_out():
+    stories = [_story_with_share_link(number, *story) for number, story in enumerate(HARBOUR_STORIES)]
+    learner = SiteLearner().fit([static_page(url, html, titles=[title]) for (url, html), (title, *_) in zip(stories[:3], HARBOUR_STORIES)])
+    assert [template.get("recurring") for template in learner.rules_["templates"]] == [["share on twitter"]]
+    url, html = stories[3]  # a page the site's learning never saw, as collected and as raw HTML
+    for found in (learner.predict(static_page(url, html)), apply_rules(learner.rules_, html=html)):
+        assert found.confident and "Share on Twitter" not in found.text
+        # recurring too, but a section head and a line of plain text: the article's, as far as a site can tell
+        assert "Key points" in found.text.split("\n") and "Reporting by the Gazette staff." in found.text
+

@@ -69,6 +69,9 @@ def test_validate_accepts_a_good_rule_set_and_names_bad_fields():
         (lambda r: r.update(version="3"), "version"),
         (lambda r: r.update(version=0), "version"),
         (lambda r: r["templates"][1].update(pages=-1), "templates[1].pages"),
+        (lambda r: r["templates"][1].update(recurring="tweet"), "templates[1].recurring"),
+        (lambda r: r["templates"][1].update(recurring=["tweet", ""]), "templates[1].recurring"),
+        (lambda r: r["templates"][1].update(recurring=[3]), "templates[1].recurring"),
     ]
     for change, field in cases:
         rules = copy.deepcopy(RULES)
@@ -386,3 +389,17 @@ def test_tags_told_by_number_are_tags_lexbor_numbers_once_for_all():
     assert _tag_ids(frozenset({"div", "br"}))
     with pytest.raises(ValueError, match="my-widget"):
         _tag_ids(frozenset({"div", "my-widget"}))
+
+
+def test_a_templates_recurring_lines_leave_the_body_but_not_its_heading_or_section_heads(page):
+    html = HTML.replace("<p>Dock workers", "<p><a href='/share'>Share  this</a></p><h3>Share this</h3><p>Dock workers")
+    rules = copy.deepcopy(RULES)
+    story = rules["templates"][1]
+    story.update(heading=["h1.headline"], recurring=["share this", "cranes return to the harbour"])
+    for found in (apply_rules(validate_rules(rules), html=html), apply_rules(rules, page=static_page("http://harbour.test/a", html))):
+        lines = found.text.split("\n")
+        # the link line left (case and spacing aside, it is a recurring one); the section head of its words stayed
+        assert lines.count("Share this") == 1 and lines[lines.index("Share this") + 1].startswith("Dock workers")
+        assert lines[0] == "Cranes return to the harbour"  # a heading line stays whatever it repeats
+        assert found.confident and "Dock workers cheered" in found.body
+

@@ -33,7 +33,10 @@ from ..page import Block, Page
 from .cluster import cluster_blocks
 from .consolidate import PathIndex, induce, step_selectors
 from .features import BlockRecord, describe_blocks
-from .rules import RULES_FORMAT, BlockMatcher, Extraction, TemplateMatcher, apply_rules, count_words, now_iso, select_blocks
+from .rules import (
+    RULES_FORMAT, BlockMatcher, Extraction, TemplateMatcher, apply_rules, count_words, line_key, may_recur, now_iso,
+    select_blocks,
+)
 from .scoring import analyse_text, text_key
 from .selection import Selection, apply_feedback, select_article
 from .selectors import Step
@@ -60,6 +63,17 @@ WORDS_LOW_FACTOR = 0.2
 WORDS_LOW_CAP = 25
 WORDS_HIGH_FACTOR = 10.0
 WORDS_HIGH_SLACK = 200
+#: A body line (by :func:`~.rules.line_key`: case and spacing aside, digits kept) that the template's rules
+#: select on at least this share of its pages, and on two at least, as link text (:data:`RECURRING_LINK_SHARE`)
+#: is the site's furniture inside the article's container: a share bar's "Tweet", an "Enlarge Photo" link
+#: under every picture, a "Related posts" link list's head (the InfoDiscoverer paper's redundancy, per
+#: line). Its heading's lines (bylines) and section heads stay (:func:`~.rules.may_recur`). On every
+#: per-site set, measured on what readers saw (docs/bench-learn.md), recurring lines of plain text were
+#: as often the article's ("What's the Big Idea?" in a paragraph, a columnist's name) as not.
+RECURRING_SHARE = 0.5
+MIN_RECURRING_PAGES = 2
+#: ... and at least this share of its characters in links.
+RECURRING_LINK_SHARE = 0.5
 #: Heading selectors are kept only when they pick out the heading of the training pages at least this
 #: well (weighted F1, each page's heading weighing 1): below it they would add a site's boilerplate.
 MIN_HEADING_F1 = 0.5
@@ -367,7 +381,9 @@ def _measure(
     heading: list[str],
 ) -> tuple[dict[str, Any], float, dict[int, str]]:
     """The template's JSON (without match), its agreement with the selection (body and heading) and
-    the reference texts."""
+    the reference texts. The template's ``recurring`` lines are the body's link lines its rules select on
+    :data:`RECURRING_SHARE` of its pages (:func:`~.rules.is_recurring`); its agreement and word range are
+    of what the rules select with them."""
     article_of_page: dict[int, list[int]] = defaultdict(list)
     for n in np.flatnonzero(selection.article | selection.heading).tolist():
         article_of_page[records[n].page].append(n)
@@ -376,9 +392,15 @@ def _measure(
     if heading:
         template["heading"] = heading
     matcher = TemplateMatcher(template)
+    pages_of_line: Counter[str] = Counter()
     for page in selection.pages:
         blocks = pages[page].blocks
-        chosen = [i for i, _ in matcher.select(blocks)]
+        selected = matcher.select(blocks)
+        pages_of_line.update({
+            line_key(blocks[i].text) for i, kind in selected
+            if may_recur(kind, blocks[i].tag) and blocks[i].link_density >= RECURRING_LINK_SHARE
+        })
+        chosen = [i for i, _ in selected]
         text = "\n".join(blocks[i].text for i in chosen)
         reference = "\n".join(records[n].text for n in article_of_page[page])
         references[page] = reference
@@ -392,6 +414,10 @@ def _measure(
         "pages": len(selection.pages),
         "confidence": round(agreement, 4),
     })
+    least = max(MIN_RECURRING_PAGES, RECURRING_SHARE * len(selection.pages))
+    recurring = sorted(line for line, count in pages_of_line.items() if line and count >= least)
+    if recurring:
+        template["recurring"] = recurring
     return template, agreement, references
 
 

@@ -72,6 +72,9 @@ CAPTION_DEPTH = 3
 #: What each line of an article is; the body is its BODY lines, and its CAPTION lines too when these hold
 #: more words than the rest: then the name means something else (a "credit-card-review" container).
 HEADING, CAPTION, BODY = "heading", "caption", "body"
+#: A line of one of these elements is a section head of the article ("Ingredients", "Key points"): kept
+#: even when it recurs on every page of a site (a template's ``recurring`` lines never hold one).
+SECTION_HEAD_TAGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 T = TypeVar("T")
 
 
@@ -106,6 +109,12 @@ class Extraction:
     @property
     def words(self) -> int:
         return count_words(self.text)
+
+
+def line_key(text: str) -> str:
+    """A line as a template's ``recurring`` list holds it: lower-cased, whitespace runs made one space,
+    trimmed (digits kept: a date line or a comment count differs from page to page)."""
+    return " ".join(text.lower().split())
 
 
 def count_words(text: str) -> int:
@@ -159,6 +168,9 @@ def validate_rules(data: Any) -> dict[str, Any]:
             raise RulesError(f"{where}.words", "must be [min, max] whole numbers, min <= max")
         if not _is_count(template.get("pages", 0)):
             raise RulesError(f"{where}.pages", "must be a non-negative integer")
+        recurring = template.get("recurring", [])
+        if not isinstance(recurring, list) or not all(isinstance(line, str) and line for line in recurring):
+            raise RulesError(f"{where}.recurring", "must be a list of non-empty strings")
     for key in ("pages_learned", "unlearned_pages"):
         if not _is_count(data.get(key, 0)):
             raise RulesError(key, "must be a non-negative integer")
@@ -352,11 +364,19 @@ class TemplateMatcher:
         self.included = BlockMatcher(template["include"])
         self.excluded = BlockMatcher(template.get("exclude", []))
         self.heading = BlockMatcher(template.get("heading") or [])
+        self.recurring = frozenset(template.get("recurring") or ())
         # HEADING, CAPTION, BODY or None (not article) per selector path string: one look at each.
         self._verdicts: dict[str, str | None] = {}
 
     def select(self, blocks: Sequence[Block]) -> list[tuple[int, str]]:
-        """The article's blocks in document order: (index, HEADING, CAPTION or BODY)."""
+        """The article's blocks in document order: (index, HEADING, CAPTION or BODY), less the body's
+        lines the template knows as recurring (:func:`is_recurring`)."""
+        recurring = self.recurring
+        return [(index, kind) for index, kind in self.select_all(blocks)
+                if not (recurring and is_recurring(kind, blocks[index].tag, blocks[index].text, recurring))]
+
+    def select_all(self, blocks: Sequence[Block]) -> list[tuple[int, str]]:
+        """:meth:`select` with the recurring lines too: what the include, exclude and heading rules select."""
         verdicts, included, excluded, heading = self._verdicts, self.included, self.excluded, self.heading
         chosen: list[tuple[int, str]] = []
         for index, block in enumerate(blocks):
@@ -374,6 +394,19 @@ class TemplateMatcher:
             if kind is not None:
                 chosen.append((index, kind))
         return chosen
+
+
+def is_recurring(kind: str, tag: str, text: str, recurring: Container[str]) -> bool:
+    """Whether a line the rules select is one of the site's recurring lines (a template's ``recurring``,
+    by :func:`line_key`), which leaves the article: a share bar's "Tweet", a comment form's guidelines, a
+    disclaimer under every post. Never a line of the heading (a byline on every page is the article's) nor
+    a section head (:data:`SECTION_HEAD_TAGS`)."""
+    return may_recur(kind, tag) and line_key(text) in recurring
+
+
+def may_recur(kind: str, tag: str) -> bool:
+    """Whether a selected line of this kind and element may be a recurring line (:func:`is_recurring`)."""
+    return kind != HEADING and tag not in SECTION_HEAD_TAGS
 
 
 def choose_template_for_blocks(templates: Iterable[dict[str, Any]], blocks: Sequence[Block]) -> dict[str, Any] | None:
@@ -447,8 +480,9 @@ def _render_shadow_roots(node: Any) -> None:
 
 def _article_lines(page: _RenderedQueries, template: dict[str, Any]) -> tuple[list[Any], list[tuple[str, str]]]:
     """The body's elements, and the article's lines in document order, each with its kind (HEADING,
-    CAPTION or BODY). The heading is read before the body's excludes change the tree: a date line may
-    sit inside an element the body excludes."""
+    CAPTION or BODY), less the body's lines the template knows as recurring (:func:`is_recurring`). The
+    heading is read before the body's excludes change the tree: a date line may sit inside an element the
+    body excludes."""
     include, exclude, heading = template["include"], template.get("exclude", []), template.get("heading", [])
     excluded_nodes = page.select(exclude) if exclude else []
     excluded = {node.mem_id for node in excluded_nodes}
@@ -477,9 +511,13 @@ def _article_lines(page: _RenderedQueries, template: dict[str, Any]) -> tuple[li
     ]
     _remove(skipped)
     kinds = _LineKinds(elements, heading_ids)
+    read = [(element, kinds.of(block, element), line, block) for element, line, block in body_lines]
+    recurring = frozenset(template.get("recurring") or ())
+    if recurring:
+        read = [part for part in read if not is_recurring(part[1], part[3].tag, part[2], recurring)]
     if not pending:
-        return elements, [(kinds.of(block, element), line) for element, line, block in body_lines]
-    placed = [(order[element.mem_id], kinds.of(block, element), line) for element, line, block in body_lines]
+        return elements, [(kind, line) for _, kind, line, _ in read]
+    placed = [(order[element.mem_id], kind, line) for element, kind, line, _ in read]
     for element, enclosing, lines in pending:
         # Removed with a body exclude: given just before the body element it was in.
         position = order[enclosing] - 0.5 if enclosing is not None else order[element.mem_id]
