@@ -375,6 +375,23 @@ def test_below_a_closing_line_a_comment_counts_deeper_in_its_thread_unless_the_p
     assert not in_thread("<h3>12 Comments</h3>", forum)
 
 
+def test_blocks_a_reader_does_not_see_leave_a_reading_only_where_they_are_few():
+    paragraph = "The harbour reopened on Monday after a year of repairs to the old sea wall and its two piers."
+    hidden = ["<p aria-hidden='true'>Opens a menu of the port's services</p>",
+              "<div class='sr-only'>Press Enter to read the next story</div>"]
+
+    def unseen_few(paragraphs, unseen):
+        blocks, texts = blocks_and_lines(f"<html><body><article>{f'<p>{paragraph}</p>' * paragraphs}{''.join(unseen)}"
+                                         "</article></body></html>")
+        return [text for text, leaves in zip(texts, blocks.unseen_few(np.ones(blocks.lines.size, dtype=bool))) if leaves]
+
+    # a menu's label and a screen-reader hint under a tenth of a long story's words: out of sight, out of the text
+    assert unseen_few(10, hidden) == ["Opens a menu of the port's services", "Press Enter to read the next story"]
+    # a page that hides much of what it reads (a tab, an accordion) until a click keeps it all
+    assert unseen_few(1, hidden) == []
+    assert unseen_few(10, []) == []
+
+
 def test_a_copy_a_reader_does_not_see_leaves_when_the_seen_copy_is_kept():
     story = "The harbour reopened on Monday after a year of repairs to the old sea wall."
     html = (

@@ -17,7 +17,8 @@ whose reading keeps next to nothing of what the model finds plausible is read ag
 rather than one item, a first reading of more words too: :data:`MAX_SECTION_SCANT_WORDS`). Once a
 reading has kept a block outside any comment thread, the thread blocks after it leave
 (:data:`COMMENT_THREAD_DEPTH`, :data:`CLOSED_THREAD_DEPTH`). A kept block that repeats another where a
-reader sees only one of them (out of sight, or made for another screen) leaves (:meth:`PageBlocks.copies`).
+reader sees only one of them (out of sight, or made for another screen) leaves (:meth:`PageBlocks.copies`),
+and so do the kept blocks out of a reader's sight where they are few (:meth:`PageBlocks.unseen_few`).
 """
 from __future__ import annotations
 
@@ -168,6 +169,13 @@ MIN_POST_WORDS = 50
 #: twice, and CleanEval's and readability's annotators keep both (dropping every repeat cost them 0.0025
 #: and 0.036).
 MIN_COPY_WORDS = 4
+#: A kept block a reader does not see (:attr:`PageBlocks.unseen`) leaves the reading when the reading's unseen
+#: blocks hold under this share of its words: a collapsed menu, a tooltip, a screen-reader label between
+#: the paragraphs (readability drops every hidden element). Where more of the reading is unseen, the page
+#: hides its content until a script or a click shows it (wcxb-dev's tabs and accordions), and the reading
+#: stays whole. Out of fold (docs/mss.md): 0.1 raised every set by 0.0001–0.0006; 0.2 and 0.3 raised the
+#: others more but cost wcxb-dev 0.0003 (collections); dropping every unseen block cost wcxb-dev 0.09.
+MAX_UNSEEN_SHARE = 0.1
 #: How far up from a copy's element a quote is looked for: a quoted post's paragraphs sit in the quote's
 #: body inside the quote element (XenForo's ``bbCodeBlock-expandContent`` in a ``blockquote``).
 QUOTE_DEPTH = 6
@@ -577,6 +585,16 @@ class PageBlocks:
         features = self.features
         flagged = (features[:, _UNSEEN_FLAG_COLUMNS] > 0).any(axis=1)
         return flagged | (features[:, _UNSEEN_DISTANCE_COLUMNS] < FAR).any(axis=1)
+
+    def unseen_few(self, keep: np.ndarray) -> np.ndarray:
+        """The ``keep`` blocks out of a reader's sight, when they hold under :data:`MAX_UNSEEN_SHARE` of the kept
+        words (else none)."""
+        unseen = keep & self.unseen
+        if unseen.any():
+            words = self.words
+            if words[unseen].sum() >= MAX_UNSEEN_SHARE * words[keep].sum():
+                unseen[:] = False
+        return unseen
 
     def block_texts(self, rows: np.ndarray) -> list[tuple[str, ...]]:
         """The words and symbols of each of the blocks ``rows``, lower-cased: their text word for word,

@@ -262,6 +262,7 @@ class BlockMSS:
                             titled=blocks.titled)
         keep &= ~blocks.linked_edges(keep)
         keep &= ~blocks.copies(keep)
+        keep &= ~blocks.unseen_few(keep)
         if not keep.any():
             return MSSResult("", None, 0.0, reason="no block scored as article")
         if words[keep].sum() < MIN_ARTICLE_WORDS:
