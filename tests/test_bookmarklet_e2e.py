@@ -386,18 +386,25 @@ def heading_pages():
         yield base_url
 
 
-def test_rules_highlight_the_heading_even_inside_a_body_exclude_as_apply_rules_does(tab, server, store, heading_pages):
+def _highlighted_by_story_rules(tab, server, store, url, template):
+    """Run the bookmarklet on ``url`` with a learned rule set of one template ("story", matched by
+    ``article.story``: ``template`` gives its other fields); the rules and what apply_rules gives for the
+    page it uploaded."""
     store.put_rules("127.0.0.1", {
         "format": 1, "site": "127.0.0.1", "pages_learned": 5, "confidence": 0.9,
-        "templates": [{"name": "story", "match": ["article.story"], "include": ["article.story"],
-                       "exclude": ["header.meta", "div.share"], "heading": ["h1", "header.meta p.dateline"],
-                       "words": [1, 1000]}],
+        "templates": [{"name": "story", "match": ["article.story"], "exclude": [], "words": [1, 1000], **template}],
     })
-    tab.goto(heading_pages + "/heading")
+    tab.goto(url)
     state = click_bookmarklet(tab, server)
     assert state["method"] == "rules" and state["template"] == "story", state
-    rules, page = store.rules("127.0.0.1"), next(store.pages("127.0.0.1"))
-    found = apply_rules(rules, page=page)
+    rules = store.rules("127.0.0.1")
+    return rules, apply_rules(rules, page=next(store.pages("127.0.0.1")))
+
+
+def test_rules_highlight_the_heading_even_inside_a_body_exclude_as_apply_rules_does(tab, server, store, heading_pages):
+    rules, found = _highlighted_by_story_rules(tab, server, store, heading_pages + "/heading", {
+        "include": ["article.story"], "exclude": ["header.meta", "div.share"], "heading": ["h1", "header.meta p.dateline"],
+    })
     assert found.text.splitlines() == [
         "Harbour cranes return", "14 August 2026, 09:30",
         "The harbour cranes came back on Monday after the long winter repairs were finished at last.",
@@ -419,17 +426,10 @@ RECURRING_PAGE = """<!DOCTYPE html><html lang="en"><head><title>Harbour cranes r
 
 
 def test_rules_leave_a_templates_recurring_lines_out_of_the_highlight_as_apply_rules_does(tab, server, store):
-    store.put_rules("127.0.0.1", {
-        "format": 1, "site": "127.0.0.1", "pages_learned": 5, "confidence": 0.9,
-        "templates": [{"name": "story", "match": ["article.story"], "include": ["article.story"], "exclude": [],
-                       "heading": ["h1"], "recurring": ["share this", "harbour cranes return"], "words": [1, 1000]}],
-    })
     with serve_html({"/recurring": ("", RECURRING_PAGE)}) as base_url:
-        tab.goto(base_url + "/recurring")
-        state = click_bookmarklet(tab, server)
-    assert state["method"] == "rules" and state["template"] == "story", state
-    rules, page = store.rules("127.0.0.1"), next(store.pages("127.0.0.1"))
-    found = apply_rules(rules, page=page)
+        rules, found = _highlighted_by_story_rules(tab, server, store, base_url + "/recurring", {
+            "include": ["article.story"], "heading": ["h1"], "recurring": ["share this", "harbour cranes return"],
+        })
     assert found.text.splitlines() == [
         "Harbour cranes return",
         "The harbour cranes came back on Monday after the long winter repairs were finished at last.",
