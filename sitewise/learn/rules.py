@@ -372,10 +372,10 @@ class TemplateMatcher:
         """The article's blocks in document order: (index, HEADING, CAPTION or BODY), less the body's
         lines the template knows as recurring (:func:`is_recurring`)."""
         recurring = self.recurring
-        return [(index, kind) for index, kind in self.select_all(blocks)
+        return [(index, kind) for index, kind in self._by_selectors(blocks)
                 if not (recurring and is_recurring(kind, blocks[index].tag, blocks[index].text, recurring))]
 
-    def select_all(self, blocks: Sequence[Block]) -> list[tuple[int, str]]:
+    def _by_selectors(self, blocks: Sequence[Block]) -> list[tuple[int, str]]:
         """:meth:`select` with the recurring lines too: what the include, exclude and heading rules select."""
         verdicts, included, excluded, heading = self._verdicts, self.included, self.excluded, self.heading
         chosen: list[tuple[int, str]] = []
@@ -398,9 +398,9 @@ class TemplateMatcher:
 
 def is_recurring(kind: str, tag: str, text: str, recurring: Container[str]) -> bool:
     """Whether a line the rules select is one of the site's recurring lines (a template's ``recurring``,
-    by :func:`line_key`), which leaves the article: a share bar's "Tweet", a comment form's guidelines, a
-    disclaimer under every post. Never a line of the heading (a byline on every page is the article's) nor
-    a section head (:data:`SECTION_HEAD_TAGS`)."""
+    by :func:`line_key`), which leaves the article: a share bar's "Tweet", an "Enlarge Photo" link under
+    every picture. Never a line of the heading (a byline on every page is the article's) nor a section
+    head (:data:`SECTION_HEAD_TAGS`)."""
     return may_recur(kind, tag) and line_key(text) in recurring
 
 
