@@ -66,8 +66,7 @@ WORDS_HIGH_SLACK = 200
 #: A body line (by :func:`~.rules.line_key`: case and spacing aside, digits kept) that the template's rules
 #: select on at least this share of its pages, and on two at least, as link text (:data:`RECURRING_LINK_SHARE`)
 #: is the site's furniture inside the article's container: a share bar's "Tweet", an "Enlarge Photo" link
-#: under every picture, a "Related posts" link list's head (the InfoDiscoverer paper's redundancy, per
-#: line). Its heading's lines (bylines) and section heads stay (:func:`~.rules.may_recur`). On every
+#: under every picture (the InfoDiscoverer paper's redundancy, per line). Its heading's lines (bylines) and section heads stay (:func:`~.rules.may_recur`). On every
 #: per-site set, measured on what readers saw (docs/bench-learn.md), recurring lines of plain text were
 #: as often the article's ("What's the Big Idea?" in a paragraph, a columnist's name) as not.
 RECURRING_SHARE = 0.5
@@ -383,7 +382,7 @@ def _measure(
     """The template's JSON (without match), its agreement with the selection (body and heading) and
     the reference texts. The template's ``recurring`` lines are the body's link lines its rules select on
     :data:`RECURRING_SHARE` of its pages (:func:`~.rules.is_recurring`); its agreement and word range are
-    of what the rules select with them."""
+    of what the selectors select, those lines in."""
     article_of_page: dict[int, list[int]] = defaultdict(list)
     for n in np.flatnonzero(selection.article | selection.heading).tolist():
         article_of_page[records[n].page].append(n)
