@@ -365,10 +365,11 @@ def _line_links(line: str, block: Any, elements: Sequence[Any], base_url: str | 
     words: "here" linked after "Read more" is not the "here" before it."""
     found: dict[int, Link] = {}
     for anchor in elements:
-        if anchor.tag not in LINK_TAGS or "href" not in anchor.attributes:
+        href = anchor.attributes.get("href") if anchor.tag in LINK_TAGS else None  # (a dict made per call)
+        if href is None:
             continue
-        text = " ".join(anchor.text(deep=True).split())
-        target = resolved_address(anchor.attributes.get("href") or "", base_url)
+        text = _element_text(anchor)
+        target = resolved_address(href, base_url)
         if text and target:
             before = _text_before(anchor, block)
             place = _place_in_line(line, text, before, 0)
@@ -484,10 +485,15 @@ def _line_marks(line: str, block: Any, elements: Sequence[Any]) -> tuple[Marked,
     for element in elements:
         if element.tag not in MARK_OF_TAG:
             continue
-        text = " ".join(element.text(deep=True).split())
+        text = _element_text(element)
         if text and text in line:
             found.append(Marked(text, MARK_OF_TAG[element.tag], _text_before(element, block)))
     return tuple(found)
+
+
+def _element_text(element: Any) -> str:
+    """An inline element's text, its spacing collapsed as a line's is."""
+    return " ".join(element.text(deep=True).split())
 
 
 def _text_before(element: Any, block: Any) -> str:
