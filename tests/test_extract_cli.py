@@ -172,7 +172,7 @@ def test_out_dir_that_is_a_file_or_cannot_be_written(saved, tmp_path, monkeypatc
     def disk_full(path, *args, **kwargs):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(Path, "write_text", disk_full)
+    monkeypatch.setattr("os.replace", disk_full)  # (as a write would fail: after the temporary file was begun)
     folder = tmp_path / "full"
     assert main(["extract", str(saved[1]), "--no-store", "--out-dir", str(folder)]) == 1
     (answer,) = lines(capsys.readouterr().out)

@@ -320,19 +320,18 @@ _UNSAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
 
 def _written(answer: dict[str, Any], output: str, folder: Path) -> dict[str, Any]:
     """The answer's article written to its own file in ``folder`` (:func:`output_name`; none for a page
-    without an article): the line then names the file instead of holding the article. Written to a
-    temporary file renamed into place, so a crash leaves no half-written article under the name."""
+    without an article): the line then names the file instead of holding the article. Written whole or not
+    at all (:func:`~.output.write_whole`), so a crash leaves no half-written article under the name."""
+    from .output import write_whole
+
     line = {key: answer[key] for key in (*LINE_KEYS, "words")}
     if not answer["text"]:
         return {**line, "file": None}
     article = _json_text(answer, indent=2) if output == "json" else answer["output"]
     path = folder / output_name(answer["source"], output)
-    partial = path.with_name(f".{path.name}.partial")
     try:
-        partial.write_text(article + "\n", encoding="utf-8", errors="surrogateescape")
-        os.replace(partial, path)
+        write_whole(path, article + "\n", errors="surrogateescape")
     except OSError as exc:  # a full disk, a folder made read-only meanwhile: this input's line says so
-        partial.unlink(missing_ok=True)
         return {"source": answer["source"], "error": f"cannot write {path}: {exc.strerror or exc}"}
     return {**line, "file": str(path)}
 

@@ -25,27 +25,27 @@ def output_folder(path: Path, option: str = "--out") -> Path:
     return path
 
 
-def write_whole(path: Path, text: str) -> None:
-    """Write ``text`` (UTF-8) to ``path`` whole or not at all: into a temporary file beside it, renamed over
-    it once written, so an error (a full disk) leaves what was there. A path that is no regular file
-    (``/dev/stdout``, a pipe) is written as it is: renaming over it would replace it. An OSError names
-    ``path`` (Python's own does not when writing fails)."""
+def write_whole(path: Path, text: str, errors: str = "strict") -> None:
+    """Write ``text`` (UTF-8; ``errors`` as :func:`open` takes it) to ``path`` whole or not at all: into a
+    temporary file beside it, renamed over it once written, so an error (a full disk) leaves what was there.
+    A path that is no regular file (``/dev/stdout``, a pipe) is written as it is: renaming over it would
+    replace it. An OSError names ``path`` (Python's own does not when writing fails)."""
     target = path.resolve()  # a symbolic link's file is replaced, not the link
     try:
         if target.exists() and not target.is_file():
             if target.is_dir():
                 raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR))
-            target.write_text(text, encoding="utf-8")
+            target.write_text(text, encoding="utf-8", errors=errors)
             return
-        _replace_with(target, text)
+        _replace_with(target, text, errors)
     except OSError as exc:
         raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from None
 
 
-def _replace_with(target: Path, text: str) -> None:
+def _replace_with(target: Path, text: str, errors: str) -> None:
     temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     try:
-        with open(temporary, "x", encoding="utf-8") as handle:  # (made as any new file is: the umask's mode)
+        with open(temporary, "x", encoding="utf-8", errors=errors) as handle:  # (made as any new file is: the umask's mode)
             handle.write(text)
         if target.exists():
             shutil.copymode(target, temporary)
