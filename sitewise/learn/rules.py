@@ -511,13 +511,12 @@ def _article_lines(page: _RenderedQueries, template: dict[str, Any]) -> tuple[li
     ]
     _remove(skipped)
     kinds = _LineKinds(elements, heading_ids)
-    read = [(element, kinds.of(block, element), line, block) for element, line, block in body_lines]
     recurring = frozenset(template.get("recurring") or ())
-    if recurring:
-        read = [part for part in read if not is_recurring(part[1], part[3].tag, part[2], recurring)]
+    read = [(element, kinds.of(block, element), line) for element, line, block in body_lines
+            if not recurring or not is_recurring(kinds.of(block, element), block.tag, line, recurring)]
     if not pending:
-        return elements, [(kind, line) for _, kind, line, _ in read]
-    placed = [(order[element.mem_id], kind, line) for element, kind, line, _ in read]
+        return elements, [(kind, line) for _, kind, line in read]
+    placed = [(order[element.mem_id], kind, line) for element, kind, line in read]
     for element, enclosing, lines in pending:
         # Removed with a body exclude: given just before the body element it was in.
         position = order[enclosing] - 0.5 if enclosing is not None else order[element.mem_id]
