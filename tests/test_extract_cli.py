@@ -167,7 +167,7 @@ def test_out_dir_writes_each_article_to_a_file_of_its_own(saved, tmp_path, capsy
 
 def test_out_dir_that_is_a_file_or_cannot_be_written(saved, tmp_path, monkeypatch, capsys):
     assert main(["extract", str(saved[1]), "--no-store", "--out-dir", str(saved[0])]) == 2
-    assert "is a file, not a folder" in capsys.readouterr().err
+    assert f"--out-dir {saved[0]} is a file; give a folder" in capsys.readouterr().err
 
     def disk_full(path, *args, **kwargs):
         raise OSError(28, "No space left on device")

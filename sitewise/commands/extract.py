@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 from ..api import OUTPUTS, Formatting, favor_of, load_rules, site_for
 from .collect import check_timeout
+from .output import output_folder, write_whole
 
 if TYPE_CHECKING:
     from ..page import Page
@@ -113,9 +114,7 @@ def run(args: argparse.Namespace) -> int:
     if args.url and len(sources) > 1:
         raise ValueError("--url names the address of one saved file; give one SOURCE with it")
     if args.out_dir is not None:
-        if args.out_dir.exists() and not args.out_dir.is_dir():
-            raise NotADirectoryError(f"--out-dir {args.out_dir} is a file, not a folder")
-        args.out_dir.mkdir(parents=True, exist_ok=True)
+        output_folder(args.out_dir, "--out-dir")
     ignored = [flag for flag, asked in (("--include-links", args.include_links), ("--include-images", args.include_images),
                                         ("--include-formatting", args.include_formatting)) if asked]
     if ignored and output not in ("markdown", "html"):
@@ -322,8 +321,6 @@ def _written(answer: dict[str, Any], output: str, folder: Path) -> dict[str, Any
     """The answer's article written to its own file in ``folder`` (:func:`output_name`; none for a page
     without an article): the line then names the file instead of holding the article. Written whole or not
     at all (:func:`~.output.write_whole`), so a crash leaves no half-written article under the name."""
-    from .output import write_whole
-
     line = {key: answer[key] for key in (*LINE_KEYS, "words")}
     if not answer["text"]:
         return {**line, "file": None}
