@@ -512,8 +512,11 @@ def _article_lines(page: _RenderedQueries, template: dict[str, Any]) -> tuple[li
     _remove(skipped)
     kinds = _LineKinds(elements, heading_ids)
     recurring = frozenset(template.get("recurring") or ())
-    read = [(element, kinds.of(block, element), line) for element, line, block in body_lines
-            if not recurring or not is_recurring(kinds.of(block, element), block.tag, line, recurring)]
+    read = []  # (element, kind, line): each line's kind looked up once
+    for element, line, block in body_lines:
+        kind = kinds.of(block, element)
+        if not (recurring and is_recurring(kind, block.tag, line, recurring)):
+            read.append((element, kind, line))
     if not pending:
         return elements, [(kind, line) for _, kind, line in read]
     placed = [(order[element.mem_id], kind, line) for element, kind, line in read]
