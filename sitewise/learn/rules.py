@@ -38,14 +38,14 @@ RULES_FORMAT = 1
 #: collector skips, so rules learned from rendered blocks meet the same text in raw HTML. Beside the
 #: unrendered ones, ``<noscript>`` (a rendered page runs its scripts), frames and plugin embeds.
 _NEVER_TEXT_TAGS = frozenset(UNRENDERED | {"noscript", "frame", "frameset", "object", "embed"})
-#: ... of which lexbor numbers these page by page (it knows no MathML ``<annotation>``): told by name.
+#: ... of which lexbor numbers these page by page (it knows no MathML ``<annotation>``).
 _NEVER_TEXT_UNNUMBERED = frozenset({"annotation"})
+#: ... and the others, numbered once for all.
+_NEVER_TEXT_NUMBERED = _NEVER_TEXT_TAGS - _NEVER_TEXT_UNNUMBERED
 #: ... and any element with this attribute (which a browser does not render).
 _HIDDEN = "hidden"
 #: Both as one CSS query.
 _NEVER_TEXT = ", ".join(sorted(_NEVER_TEXT_TAGS)) + f", [{_HIDDEN}]"
-#: The never-text elements :class:`_NeverText` does not tell by number, as one CSS query.
-_NEVER_TEXT_BY_QUERY = ", ".join([f"[{_HIDDEN}]", *sorted(_NEVER_TEXT_UNNUMBERED)])
 #: Elements that start a new line of output text: block-level by default in every browser.
 _BLOCK_TAGS = frozenset(
     "address article aside blockquote body dd details dialog div dl dt fieldset figcaption figure footer "
@@ -617,14 +617,15 @@ class _RenderedQueries:
 
 class _NeverText:
     """A parsed page's never-text elements (:data:`_NEVER_TEXT`), told one at a time: by lexbor's number
-    for the tag, and one query for the ``hidden`` attribute and the tags lexbor does not number once for
-    all (the query of every never-text element, with its many tag names, takes a third of the parse's
-    time; this one a twentieth). Removing nodes leaves the answers right: no node is made after the parse
-    to take a removed one's place (and id)."""
+    for the tag, and one query for the ``hidden`` attribute (the query of every never-text element, with
+    its many tag names, takes a third of the parse's time; this one a twentieth, and each name more in a
+    query as much again). The tags lexbor numbers page by page are told by this page's numbers, which a
+    node made in it takes. Removing nodes leaves the answers right: no node is made after the parse to take
+    a removed one's place (and id)."""
 
     def __init__(self, tree: Any) -> None:
-        self._tags = _tag_ids(_NEVER_TEXT_TAGS - _NEVER_TEXT_UNNUMBERED)
-        self._queried = {node.mem_id for node in tree.css(_NEVER_TEXT_BY_QUERY)}
+        self._tags = _tag_ids(_NEVER_TEXT_NUMBERED) | {tree.create_node(tag).tag_id for tag in _NEVER_TEXT_UNNUMBERED}
+        self._queried = {node.mem_id for node in tree.css(f"[{_HIDDEN}]")}
 
     def holds(self, element: Any) -> bool:
         return element.tag_id in self._tags or element.mem_id in self._queried
