@@ -375,6 +375,27 @@ def test_below_a_closing_line_a_comment_counts_deeper_in_its_thread_unless_the_p
     assert not in_thread("<h3>12 Comments</h3>", forum)
 
 
+def test_a_closing_heading_named_like_comments_opens_the_thread_whatever_follows_it_is_named():
+    story = "<p>The harbour reopened on Monday after a year of repairs to the old sea wall.</p>"
+    reply = "About time, the wall has been falling apart for years."
+    # Movable Type: numbered comment ids, a "Posted by" line beside each; the heading alone is named
+    comments = f"<div id='c169900'><p>{reply}</p></div><p class='posted'>Posted by: Ellen</p>"
+
+    def thread(heading: str, head: str = "", before: str = "") -> list[str]:
+        blocks, texts = blocks_and_lines(f"<html><head>{head}</head><body>{before}<article>{story}</article>"
+                                         f"{heading}{comments}<div class='sidebar'><p>Archives</p></div></body></html>")
+        return [text for text, in_thread in zip(texts, blocks.comments.tolist()) if in_thread]
+
+    assert thread("<h2 id='comments'>Comments</h2>") == ["Comments", reply, "Posted by: Ellen", "Archives"]
+    # a heading that is no closing line, or one not named like comments, opens nothing
+    assert thread("<h2 id='comments'>From our readers on the harbour</h2>") == ["From our readers on the harbour"]
+    assert thread("<h2>Comments</h2>") == []
+    # a "12 Comments" link above the story is no heading
+    assert thread("", before="<p><a class='comments' href='#comments'>12 Comments</a></p>") == []
+    forum = '<script type="application/ld+json">{"@type": "DiscussionForumPosting"}</script>'
+    assert thread("<h2 id='comments'>Comments</h2>", forum) == ["Comments"]
+
+
 def test_blocks_a_reader_does_not_see_leave_a_reading_only_where_they_are_few():
     paragraph = "The harbour reopened on Monday after a year of repairs to the old sea wall and its two piers."
     hidden = ["<p aria-hidden='true'>Opens a menu of the port's services</p>",
