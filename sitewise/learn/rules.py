@@ -618,10 +618,11 @@ class _RenderedQueries:
 class _NeverText:
     """A parsed page's never-text elements (:data:`_NEVER_TEXT`), told one at a time: by lexbor's number
     for the tag, and one query for the ``hidden`` attribute (the query of every never-text element, with
-    its many tag names, takes a third of the parse's time; this one a twentieth, and each name more in a
-    query as much again). The tags lexbor numbers page by page are told by this page's numbers, which a
-    node made in it takes. Removing nodes leaves the answers right: no node is made after the parse to take
-    a removed one's place (and id)."""
+    its many tag names, takes a third of the parse's time; this one a twentieth, and each name more makes
+    the query another pass over the page's elements). The tags lexbor numbers page by page are told by
+    this page's numbers, which a node made in it for the purpose takes. Removing nodes leaves the answers
+    right: those nodes are made before any is removed, and none after, so no node takes a removed one's
+    place (and id)."""
 
     def __init__(self, tree: Any) -> None:
         self._tags = _tag_ids(_NEVER_TEXT_NUMBERED) | {tree.create_node(tag).tag_id for tag in _NEVER_TEXT_UNNUMBERED}
