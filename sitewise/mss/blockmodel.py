@@ -545,11 +545,9 @@ _COMMENT_COLUMN = FEATURE_NAMES.index("name_comment")
 _TITLE_COLUMN = FEATURE_NAMES.index("is_title")
 _FORUM_COLUMN = FEATURE_NAMES.index("page_forum")
 _LINK_SHARE_COLUMN = FEATURE_NAMES.index("link_share")
-#: A block is a section's heading when its element is one or it sits in one ...
+#: A block is a section's heading when its element is one or it sits in one.
 _SECTION_HEADING_COLUMNS = [FEATURE_NAMES.index(name) for name in
                             ("tag_h1", "tag_h2", "tag_h3", "tag_h4", "tag_h5", "tag_h6", "in_h1", "in_h2", "in_h3")]
-#: ... and a heading when it is that or repeats the title.
-_HEADING_COLUMNS = [*_SECTION_HEADING_COLUMNS, FEATURE_NAMES.index("is_title")]
 _UNSEEN_FLAG_COLUMNS = [FEATURE_NAMES.index("in_noscript")]
 _UNSEEN_DISTANCE_COLUMNS = [FEATURE_NAMES.index("name_hidden"), FEATURE_NAMES.index("hidden_attr")]
 
@@ -582,9 +580,13 @@ class PageBlocks:
             boundaries = self.boundaries
             below_closing = np.logical_or.accumulate(boundaries)  # from the first closing line on
             thread |= below_closing & (depths <= CLOSED_THREAD_DEPTH)
-            headings = (self.features[:, _SECTION_HEADING_COLUMNS] > 0).any(axis=1)
-            thread |= after_thread_heading(boundaries, headings, depths)
+            thread |= after_thread_heading(boundaries, self.section_headings, depths)
         return thread
+
+    @property
+    def section_headings(self) -> np.ndarray:
+        """Whether each block is a section's heading: its element is one (``<h1>``–``<h6>``) or it sits in one."""
+        return (self.features[:, _SECTION_HEADING_COLUMNS] > 0).any(axis=1)
 
     @property
     def titled(self) -> bool:
@@ -599,7 +601,7 @@ class PageBlocks:
     def linked_edges(self, keep: np.ndarray) -> np.ndarray:
         """The link lines at the edges of the ``keep`` blocks that leave (:func:`linked_edges`)."""
         features = self.features
-        headings = (features[:, _HEADING_COLUMNS] > 0).any(axis=1)
+        headings = self.section_headings | (features[:, _TITLE_COLUMN] > 0)  # (a heading or the title)
         return linked_edges(keep, self.words, features[:, _LINK_SHARE_COLUMN], headings)
 
     @property
