@@ -13,6 +13,7 @@ site), and ships in the model file; predicting needs numpy only.
 """
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -56,9 +57,9 @@ def reading_facts(probabilities: np.ndarray, words: np.ndarray, keep: np.ndarray
         float(words[keep & unsure].sum() / kept_words) if kept_words else 0.0,
         float(words[plausible & ~keep].sum() / (words[plausible].sum() or 1.0)),
         float(words[unsure].sum() / page_words),
-        float(np.log1p(kept_words)),
+        math.log1p(kept_words),
         kept_words / page_words,
-        float(np.log1p(starts)),
+        math.log1p(starts),
         float(section),
         float(titled),
     ])
