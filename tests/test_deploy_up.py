@@ -13,6 +13,9 @@ import socket
 import subprocess
 import sys
 import threading
+import time
+from pathlib import Path
+from typing import Iterator
 
 import pytest
 import redis
@@ -29,10 +32,12 @@ from sitewise.supervisor import Supervisor, UpOptions, ensure_port_free
 from sitewise.sample_site import generate_site
 from sitewise.worker.queue import learn_queue
 
-from reliability_support import descendants, free_port, http, pids_alive, sitewise_up, wait_for
+from reliability_support import UpProcess, descendants, free_port, http, pids_alive, sitewise_up, wait_for
 
 #: Seconds a site may take to be learned after its third upload on a busy 2-core machine.
 LEARN_TIMEOUT_S = 120
+#: Seconds given to ``sitewise up`` to act on a hang-up it should ignore (it logs a stop at once).
+HANG_UP_GRACE_S = 1.0
 
 
 @pytest.fixture(scope="module")
@@ -137,12 +142,25 @@ def test_ctrl_c_lets_a_learning_job_finish_and_data_survives_a_restart(tmp_path,
         assert connection.ping()  # not ours to stop
 
 
+@contextlib.contextmanager
+def up_with_hang_up(data: Path, disposition: signal.Handlers) -> Iterator[UpProcess]:
+    """``sitewise up`` started with SIGHUP's ``disposition`` (SIG_DFL: from a terminal; SIG_IGN: under
+    nohup), which a process passes on to the programs it starts, whatever the test run's own is."""
+    with contextlib.ExitStack() as stack:
+        before = signal.signal(signal.SIGHUP, disposition)
+        try:
+            up = stack.enter_context(sitewise_up(data, "--workers", "1", "--web-processes", "1"))
+        finally:
+            signal.signal(signal.SIGHUP, before)
+        yield up
+
+
 def test_a_hang_up_stops_everything_in_order(tmp_path):
     """The terminal or SSH session of ``sitewise up`` closed (SIGHUP): before, it died at once without a
     line, its children all stopped together by the kernel (Redis before the workers' jobs), its status
     file left behind."""
     data = tmp_path / "data"
-    with sitewise_up(data, "--workers", "1", "--web-processes", "1") as up:
+    with up_with_hang_up(data, signal.SIG_DFL) as up:
         everything = descendants(up.process.pid)
         up.process.send_signal(signal.SIGHUP)
         up.process.wait(timeout=60)
@@ -151,6 +169,14 @@ def test_a_hang_up_stops_everything_in_order(tmp_path):
     assert "SIGHUP: stopping" in log
     assert log.index("worker-1 (pid") < log.index("redis: stopped") < log.index("sitewise stopped")
     assert pids_alive(everything) == [] and not (data / "up-status.json").exists()
+
+
+def test_under_nohup_a_hang_up_is_ignored(tmp_path):
+    with up_with_hang_up(tmp_path / "data", signal.SIG_IGN) as up:
+        up.process.send_signal(signal.SIGHUP)
+        time.sleep(HANG_UP_GRACE_S)
+        assert up.process.poll() is None and http("GET", f"{up.base_url}/healthz")[0] == 200
+    assert up.exit_code == 0 and "SIGHUP" not in up.log
 
 
 def test_up_refuses_an_unreachable_redis_url_without_showing_its_password(tmp_path):
