@@ -3,9 +3,11 @@ poisoning guard, and the learn/rules commands."""
 from __future__ import annotations
 
 import json
+import logging
 
 import pytest
 from rq import SimpleWorker
+from rq.job import JobStatus
 
 from learn_support import sample_pages
 from sitewise.cli import main
@@ -44,10 +46,23 @@ def test_at_most_one_pending_job_per_site(redis_client):
         enqueue_learn("", connection=redis_client)
 
 
-def test_a_lost_pending_job_is_replaced(redis_client):
+def test_a_lost_pending_job_is_replaced(redis_client, caplog):
     job = enqueue_learn("gazette.test", connection=redis_client)
     job.delete()
-    assert enqueue_learn("gazette.test", connection=redis_client).id != job.id
+    with caplog.at_level(logging.INFO, logger="sitewise.worker.queue"):
+        assert enqueue_learn("gazette.test", connection=redis_client).id != job.id
+    assert [r.levelno for r in caplog.records] == [logging.WARNING] and "no longer queued" in caplog.text
+
+
+def test_a_job_that_has_started_but_not_yet_released_its_mark_is_followed_by_another(redis_client, caplog):
+    """Between a worker starting a job and the job releasing its site's mark, an upload queues the next
+    learn (the running one may not see its page) and says so as news, not as a lost job."""
+    job = enqueue_learn("gazette.test", connection=redis_client)
+    job.set_status(JobStatus.STARTED)
+    with caplog.at_level(logging.INFO, logger="sitewise.worker.queue"):
+        follower = enqueue_learn("gazette.test", connection=redis_client)
+    assert follower.id != job.id and pending_job_id("gazette.test", redis_client) == follower.id
+    assert [r.levelno for r in caplog.records] == [logging.INFO] and "has started" in caplog.text
 
 
 def test_a_forced_learn_replaces_a_pending_ordinary_one(redis_client, store, monkeypatch, capsys):

@@ -80,6 +80,9 @@ def enqueue_learn(site: str, *, connection: redis.Redis, force: bool = False) ->
             if existing is not None:
                 log.info("forced learn of %s replaces its pending job %s", site, existing_id)
                 existing.delete()
+            elif existing_id and _has_started(existing_id, connection):
+                # the worker releases the mark as the job starts: pages that came since need a learn of their own
+                log.info("learn job %s of %s has started; queueing another for the pages since", existing_id, site)
             elif existing_id:
                 log.warning("pending learn job %s of %s is no longer queued; queueing a new one", existing_id, site)
             break
@@ -109,6 +112,14 @@ def _queued_job(job_id: str, connection: redis.Redis) -> Job | None:
     except NoSuchJobError:
         return None
     return job if job.get_status() == JobStatus.QUEUED else None
+
+
+def _has_started(job_id: str, connection: redis.Redis) -> bool:
+    """Whether the job ``job_id`` is running: its mark is still there only until it releases it."""
+    try:
+        return Job.fetch(job_id, connection=connection, serializer=JOB_SERIALIZER).get_status() == JobStatus.STARTED
+    except NoSuchJobError:
+        return False
 
 
 def _take_over_mark(site: str, expected: str | None, job_id: str, connection: redis.Redis) -> bool:
