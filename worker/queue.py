@@ -73,14 +73,16 @@ def enqueue_learn(site: str, *, connection: redis.Redis, force: bool = False) ->
     job_id = f"learn-{re.sub(r'[^A-Za-z0-9_-]', '_', site)[:80]}-{uuid.uuid4().hex[:12]}"
     while not connection.set(learn_pending_key(site), job_id, nx=True, ex=PENDING_TTL_S):
         existing_id = pending_job_id(site, connection)
-        existing = _queued_job(existing_id, connection) if existing_id else None
+        marked = _fetched_job(existing_id, connection) if existing_id else None
+        status = marked.get_status() if marked is not None else None
+        existing = marked if status == JobStatus.QUEUED else None
         if existing is not None and (existing.kwargs.get("force") or not force):
             return existing
         if _take_over_mark(site, existing_id, job_id, connection):
             if existing is not None:
                 log.info("forced learn of %s replaces its pending job %s", site, existing_id)
                 existing.delete()
-            elif existing_id and _has_started(existing_id, connection):
+            elif status == JobStatus.STARTED:
                 # the worker releases the mark as the job starts: pages that came since need a learn of their own
                 log.info("learn job %s of %s has started; queueing another for the pages since", existing_id, site)
             elif existing_id:
@@ -104,22 +106,19 @@ def enqueue_learn(site: str, *, connection: redis.Redis, force: bool = False) ->
         raise
 
 
-def _queued_job(job_id: str, connection: redis.Redis) -> Job | None:
-    """The job ``job_id`` if it still waits in the queue; None when it is gone or has started (a started
-    job released its site's mark, so a mark naming it is stale)."""
+def _fetched_job(job_id: str, connection: redis.Redis) -> Job | None:
+    """The job ``job_id``, None when it is gone."""
     try:
-        job = Job.fetch(job_id, connection=connection, serializer=JOB_SERIALIZER)
+        return Job.fetch(job_id, connection=connection, serializer=JOB_SERIALIZER)
     except NoSuchJobError:
         return None
-    return job if job.get_status() == JobStatus.QUEUED else None
 
 
-def _has_started(job_id: str, connection: redis.Redis) -> bool:
-    """Whether the job ``job_id`` is running: its mark is still there only until it releases it."""
-    try:
-        return Job.fetch(job_id, connection=connection, serializer=JOB_SERIALIZER).get_status() == JobStatus.STARTED
-    except NoSuchJobError:
-        return False
+def _queued_job(job_id: str, connection: redis.Redis) -> Job | None:
+    """The job ``job_id`` if it still waits in the queue; None when it is gone or has started (a started
+    job releases its site's mark as it begins, so a mark naming it is on its way out)."""
+    job = _fetched_job(job_id, connection)
+    return job if job is not None and job.get_status() == JobStatus.QUEUED else None
 
 
 def _take_over_mark(site: str, expected: str | None, job_id: str, connection: redis.Redis) -> bool:
