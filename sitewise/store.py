@@ -23,6 +23,7 @@ key                                type    holds
 ``sw:site:{site}:held``            hash    a rule version held for review: ``rules``, ``reason``,
                                            ``held_at``, ``support``
 ``sw:site:{site}:feedback``        list    reader feedback JSON, oldest first, the newest N kept
+``sw:site:{site}:learning``        string  who is learning the site now (:meth:`Store.take_learn_lock`)
 =================================  ======  =====================================================
 
 The learning queue (``sitewise.worker.queue``) keeps two keys of its own per site, named here because
@@ -74,6 +75,31 @@ UNMATCHED_PREFIX = "sitewise:unmatched:"
 GENERATION_FIELD = "generation"
 #: Random bytes of a generation token: enough that a deleted site's token never comes back.
 _GENERATION_BYTES = 8
+#: A learn holds its site's lock at most this long, so a lock left by a learn whose process died frees
+#: the site on its own (a retry of the same job takes it over at once: :meth:`Store.take_learn_lock`).
+#: Learning a site of 500 pages takes seconds; a learn that outlasts the lock only risks what the lock
+#: saves (two learns of one site at once store two versions; every write is still a transaction).
+LEARN_LOCK_TTL_S = 300
+#: How long a learn waits for another learn of its site to finish: the lock's whole life, so it gives up
+#: only on a lock left by a dead process, and a worker's job (600 s) outlasts the wait and its own learn.
+LEARN_LOCK_WAIT_S = LEARN_LOCK_TTL_S
+#: How often a waiting learn looks at the lock again (a learn takes seconds; Redis is not to be flooded).
+_LEARN_LOCK_POLL_S = 0.1
+
+#: Take a site's learn lock if it is free or already this owner's (left by an attempt of the same job that
+#: died). KEYS: the lock. ARGV: owner, time-to-live (s). Returns 1 when taken.
+_TAKE_LOCK = """
+local holder = redis.call('GET', KEYS[1])
+if holder and holder ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
+return 1
+"""
+
+#: Free a site's learn lock if this owner holds it (one that outlived its time-to-live may be another's).
+_FREE_LOCK = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
 
 #: A site's generation, made if it has none, without bringing a deleted site back (no meta hash: no site).
 #: KEYS: meta. ARGV: field, a new token. Returns the generation, or nil when the site does not exist.
@@ -154,6 +180,8 @@ class Store:
         self._salt: str | None = None
         self._put_page = client.register_script(_PUT_PAGE)
         self._generation = client.register_script(_GENERATION)
+        self._take_lock = client.register_script(_TAKE_LOCK)
+        self._free_lock = client.register_script(_FREE_LOCK)
 
     # -- pages ---------------------------------------------------------------------------------
 
@@ -203,14 +231,41 @@ class Store:
         """Keys of a site's pages, oldest first."""
         return [k.decode() for k in self.redis.zrange(_key(site, "order"), 0, -1)]
 
-    def pages(self, site: str) -> Iterator[Page]:
-        """A site's pages, oldest first (read in batches, so large sites do not fill memory at once)."""
-        keys = self.page_keys(site)
+    def pages(self, site: str, keys: list[str] | None = None) -> Iterator[Page]:
+        """A site's pages, oldest first, or those of ``keys`` that are still stored (read in batches, so
+        large sites do not fill memory at once)."""
+        keys = self.page_keys(site) if keys is None else keys
         for start in range(0, len(keys), 100):
             batch = keys[start : start + 100]
             for blob in self.redis.hmget(_key(site, "pages"), batch):
                 if blob is not None:
                     yield decode_page(blob)
+
+    def learn_snapshot(self, site: str) -> tuple[list[str], int]:
+        """The keys of a site's pages, oldest first, and how many of them are new since the last learn,
+        read at one instant: a learn that reads these pages passes the count to :meth:`put_rules` (or
+        :meth:`learn_attempted`), and pages stored meanwhile still count towards the next learn."""
+        with self.redis.pipeline(transaction=True) as pipe:
+            pipe.zrange(_key(site, "order"), 0, -1)
+            pipe.hget(_key(site, "meta"), "pages_since_learn")
+            keys, since = pipe.execute()
+        return [k.decode() for k in keys], int(since or 0)
+
+    def take_learn_lock(self, site: str, owner: str) -> bool:
+        """Take the lock a learn of ``site`` holds, so that learns of one site run one after another: one
+        queued while another runs then reads the pages and rules that one left. Waits up to
+        :data:`LEARN_LOCK_WAIT_S` while another ``owner`` holds it; False when it is held still. A lock
+        this owner holds already (an attempt of the same job that died) is taken over."""
+        key, deadline = _key(site, "learning"), time.monotonic() + LEARN_LOCK_WAIT_S
+        while not self._take_lock(keys=[key], args=[owner, LEARN_LOCK_TTL_S]):
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(_LEARN_LOCK_POLL_S)
+        return True
+
+    def free_learn_lock(self, site: str, owner: str) -> bool:
+        """Free the lock :meth:`take_learn_lock` gave ``owner``; False when it had passed its time-to-live."""
+        return bool(self._free_lock(keys=[_key(site, "learning")], args=[owner]))
 
     def page_count(self, site: str) -> int:
         return int(self.redis.hlen(_key(site, "pages")))
@@ -379,25 +434,27 @@ class Store:
 
     def put_rules(
         self, site: str, rules: dict[str, Any], support: dict[str, Any] | None = None, *,
-        taught: list[str] | None = None, generation: str | None = None,
+        taught: list[str] | None = None, generation: str | None = None, learned_new: int | None = None,
     ) -> int:
         """Store a new rule version and make it current; returns its version number.
 
         The version is fixed inside the transaction (WATCH on the meta hash), so two workers finishing at
-        once get different versions and the later one wins cleanly. ``pages_since_learn`` starts again at
-        0. ``support`` (``sitewise.trust.Support`` as a dict) says whose pages the rules fit; ``taught``
-        the keys of the pages they were learned from (:meth:`set_taught`), recorded in the same
-        transaction. A learn passes the ``generation`` it read the pages in: :class:`SiteGone` when the
+        once get different versions and the later one wins cleanly. ``pages_since_learn`` drops by
+        ``learned_new``, the new pages the learn read (:meth:`learn_snapshot`), so those stored while it
+        ran still count; None starts it again at 0. ``support`` (``sitewise.trust.Support`` as a dict)
+        says whose pages the rules fit; ``taught`` the keys of the pages they were learned from
+        (:meth:`set_taught`), recorded in the same transaction. A learn passes the ``generation`` it read the pages in: :class:`SiteGone` when the
         site was deleted since, and nothing is stored.
         """
         meta_key = _key(site, "meta")
 
         def write(pipe: redis.client.Pipeline) -> int:
             version = int(pipe.hget(meta_key, "rule_version") or 0) + 1
+            since = _since_after_learn(pipe, meta_key, learned_new)
             body = dict(rules, site=site, version=version)
             pipe.multi()
             pipe.hset(_key(site, "rules"), str(version), json.dumps(body, ensure_ascii=False))
-            pipe.hset(meta_key, mapping={"rule_version": version, "learned_at": time.time(), "pages_since_learn": 0,
+            pipe.hset(meta_key, mapping={"rule_version": version, "learned_at": time.time(), "pages_since_learn": since,
                                          "support": json.dumps(dict(support or {}, version=version))})
             if taught is not None:
                 self._queue_taught(pipe, site, taught)
@@ -436,14 +493,16 @@ class Store:
         raw = self.redis.hget(_key(site, "meta"), "learned_at")
         return float(raw) if raw else None
 
-    def learn_attempted(self, site: str, generation: str | None = None) -> None:
-        """A learn ran and stored nothing (rejected, held, waiting): count new pages from now, so a site
-        whose rules are under attack is not re-learned on every upload. ``generation``: as for
-        :meth:`put_rules`."""
+    def learn_attempted(self, site: str, generation: str | None = None, learned_new: int | None = None) -> None:
+        """A learn ran and stored nothing (rejected, held, waiting): the pages it read no longer count as
+        new, so a site whose rules are under attack is not re-learned on every upload. ``generation`` and
+        ``learned_new``: as for :meth:`put_rules`."""
+        meta_key = _key(site, "meta")
 
         def write(pipe: redis.client.Pipeline) -> None:
+            since = _since_after_learn(pipe, meta_key, learned_new)
             pipe.multi()
-            pipe.hset(_key(site, "meta"), "pages_since_learn", 0)
+            pipe.hset(meta_key, "pages_since_learn", since)
 
         self._write_if_current(site, generation, write)
 
@@ -507,6 +566,14 @@ class Store:
 
     def feedback(self, site: str) -> list[dict[str, Any]]:
         return [json.loads(item) for item in self.redis.lrange(_key(site, "feedback"), 0, -1)]
+
+
+def _since_after_learn(pipe: redis.client.Pipeline, meta_key: str, learned_new: int | None) -> int:
+    """``pages_since_learn`` once a learn that read ``learned_new`` of the new pages is done (read inside
+    the transaction: an upload meanwhile makes it run again)."""
+    if learned_new is None:
+        return 0
+    return max(0, int(pipe.hget(meta_key, "pages_since_learn") or 0) - learned_new)
 
 
 def decode_page(blob: bytes) -> Page:

@@ -72,6 +72,21 @@ def test_pages_since_learn_counts_and_resets(store):
     assert store.site_info("news.com")["pages_since_learn"] == 0
 
 
+def test_pages_stored_while_a_site_is_learned_count_towards_the_next_learn(store):
+    for i in range(3):
+        store.put_page(make_page(f"https://news.com/{i}"))
+    keys, new = store.learn_snapshot("news.com")  # a learn reads the site...
+    assert keys == [f"https://news.com/{i}" for i in range(3)] and new == 3
+    store.put_page(make_page("https://news.com/late"))  # ...and a page comes in before it stores
+    store.put_rules("news.com", {"include": []}, learned_new=new)
+    assert store.site_info("news.com")["pages_since_learn"] == 1
+    keys, new = store.learn_snapshot("news.com")
+    store.put_page(make_page("https://news.com/later"))
+    store.learn_attempted("news.com", learned_new=new)  # a learn that stored nothing forgets what it read only
+    assert store.site_info("news.com")["pages_since_learn"] == 1
+    assert [page.key for page in store.pages("news.com", keys)] == keys  # the pages it read, not the later one
+
+
 def test_a_page_uploaded_again_is_no_new_page_to_learn_from(store):
     store.put_page(make_page("https://news.com/a"))
     store.put_rules("news.com", {"include": []})

@@ -2,8 +2,10 @@
 poisoning guard, and the learn/rules commands."""
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
+import threading
 
 import pytest
 from rq import SimpleWorker
@@ -11,6 +13,7 @@ from rq.job import JobStatus
 
 from learn_support import sample_pages
 from sitewise.cli import main
+from sitewise.learn.learner import SiteLearner
 from sitewise.learn.site import learn_stored_site
 from sitewise.sample_site import generate_site
 from sitewise.worker.queue import (
@@ -243,3 +246,83 @@ def test_a_site_deleted_while_it_is_learned_stays_deleted(store, gazette_pages, 
     relearned = learn_stored_site(store, "gazette.test", min_pages=1)
     assert relearned.stored and relearned.version == 1
     assert store.taught("gazette.test") == {gazette_pages[0].key}
+
+
+def test_a_page_stored_while_its_site_is_learned_is_left_for_the_next_learn(store, gazette_pages, monkeypatch):
+    for page in gazette_pages[:-1]:
+        store.put_page(page)
+    fit = SiteLearner.fit
+
+    def fit_while_a_page_comes_in(self, *args, **kwargs):
+        store.put_page(gazette_pages[-1])
+        return fit(self, *args, **kwargs)
+
+    monkeypatch.setattr(SiteLearner, "fit", fit_while_a_page_comes_in)
+    outcome = learn_stored_site(store, "gazette.test", min_pages=3)
+    assert outcome.stored and outcome.pages == len(gazette_pages) - 1
+    assert store.site_info("gazette.test")["pages_since_learn"] == 1  # the late page: not learned from yet
+    assert gazette_pages[-1].key not in store.taught("gazette.test")
+
+
+def test_learns_of_one_site_run_one_after_another(store, gazette_pages, monkeypatch):
+    """A learn queued while another runs (the worker released the site's mark as that one began) waits for
+    it, then finds every page read already and stores no second, identical version."""
+    for page in gazette_pages:
+        store.put_page(page)
+    fitting, may_finish = threading.Event(), threading.Event()
+    fit = SiteLearner.fit
+
+    def slow_fit(self, *args, **kwargs):
+        fitting.set()
+        may_finish.wait(10)
+        return fit(self, *args, **kwargs)
+
+    monkeypatch.setattr(SiteLearner, "fit", slow_fit)
+    outcomes = {}
+    first = threading.Thread(target=lambda: outcomes.update(
+        first=learn_stored_site(store, "gazette.test", min_pages=3)))
+    second = threading.Thread(target=lambda: outcomes.update(
+        second=learn_stored_site(store, "gazette.test", min_pages=3, only_if_new=True)))
+    first.start()
+    assert fitting.wait(10)
+    second.start()
+    second.join(0.5)
+    assert second.is_alive()  # it waits for the first learn's lock
+    may_finish.set()
+    first.join(10), second.join(10)
+    assert outcomes["first"].stored and outcomes["first"].version == 1
+    assert not outcomes["second"].stored and outcomes["second"].reason == "nothing new since version 1 was learned"
+    assert store.rule_versions("gazette.test") == [1]
+    # A page new since then is learned from.
+    store.put_page(dataclasses.replace(gazette_pages[0], url="https://gazette.test/new", canonical_url=None))
+    assert learn_stored_site(store, "gazette.test", min_pages=3, only_if_new=True).version == 2
+
+
+def test_a_learn_gives_up_on_a_lock_nobody_releases(store, gazette_pages, monkeypatch):
+    for page in gazette_pages:
+        store.put_page(page)
+    monkeypatch.setattr("sitewise.store.LEARN_LOCK_WAIT_S", 0.2)
+    assert store.take_learn_lock("gazette.test", "learn-1")  # held by a learn whose process died
+    outcome = learn_stored_site(store, "gazette.test", min_pages=3)
+    assert not outcome.stored and outcome.reason == "another learn of the site is still running"
+    assert store.rules("gazette.test") is None
+    assert store.site_info("gazette.test")["pages_since_learn"] == len(gazette_pages)
+    # A retry of the learn that died takes its lock over, and frees it when done.
+    assert learn_stored_site(store, "gazette.test", min_pages=3, learner_id="learn-1").stored
+    assert store.take_learn_lock("gazette.test", "learn-2") and not store.free_learn_lock("gazette.test", "learn-1")
+
+
+def test_a_queued_learn_with_nothing_new_learns_nothing_unless_forced(redis_client, store, gazette_pages,
+                                                                      monkeypatch):
+    monkeypatch.setenv("SITEWISE_MIN_PAGES_TO_LEARN", "3")
+    for page in gazette_pages:
+        store.put_page(page)
+    jobs = [enqueue_learn("gazette.test", connection=redis_client)]
+    _run_worker(redis_client)
+    jobs.append(enqueue_learn("gazette.test", connection=redis_client))
+    _run_worker(redis_client)
+    jobs.append(enqueue_learn("gazette.test", connection=redis_client, force=True))
+    _run_worker(redis_client)
+    first, idle, forced = (job.return_value() for job in jobs)
+    assert first["stored"] and not idle["stored"] and idle["reason"] == "nothing new since version 1 was learned"
+    assert forced["stored"] and forced["version"] == 2

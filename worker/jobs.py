@@ -25,8 +25,10 @@ def learn_site(site: str, force: bool = False) -> dict[str, Any]:
     unmatched = clear_unmatched(site, job.connection)  # this learn sees those pages
     settings = Settings.from_env()
     store = Store(job.connection, settings.max_pages_per_site)
+    # a learn queued for new pages may find them read by a learn that ran meanwhile: then it has nothing to do
     outcome = learn_stored_site(store, site, min_pages=settings.min_pages_to_learn, force=force,
-                                policy=AgreementPolicy.from_settings(settings))
+                                policy=AgreementPolicy.from_settings(settings), only_if_new=not (force or unmatched),
+                                learner_id=job.id)
     if outcome.stored:
         maybe_enqueue_retrain(job.connection)  # new rules label new pages: the fallback can learn from them
     return {**outcome.to_dict(), "unmatched_pages": unmatched}

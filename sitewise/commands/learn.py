@@ -16,7 +16,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="learn a site's rules from its stored pages (or from page files)",
         description="Learn each SITE from the pages and reader feedback in the store and store the new rule "
         "version, unless it is less consistent than the current one on the site's pages (--force stores it "
-        "anyway). With --queue, hand the work to the RQ worker instead (at most one pending job per site). "
+        "anyway). With --queue, hand the work to the RQ worker instead (at most one pending job per site; the worker "
+        "learns a site that has rules again only when pages came since, or with --force). "
         "With --files, learn from page JSON files (sitewise or spider format) and print the rule set (or "
         "write it to --out); SITE, --all, --queue, --force and --min-pages are for stored sites, --out and "
         "--site for --files, and are refused with the other.",

@@ -17,11 +17,14 @@ over time agree. The pages the stored rules were learned from are kept by the si
 ``force`` skips the guards (an administrator's re-learn).
 
 A learn writes only to the site it read: a site deleted while it is being learned (and perhaps uploaded
-anew) gets nothing from it (:meth:`sitewise.store.Store.generation`).
+anew) gets nothing from it (:meth:`sitewise.store.Store.generation`). Learns of one site run one after
+another (:meth:`sitewise.store.Store.take_learn_lock`); one asked for while another ran may find that the other
+has read every new page already, and with ``only_if_new`` it then learns nothing again.
 """
 from __future__ import annotations
 
 import logging
+import secrets
 import time
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -67,21 +70,45 @@ class LearnOutcome:
 
 
 def learn_stored_site(
-    store: Store, site: str, *, min_pages: int = 1, force: bool = False, policy: AgreementPolicy | None = None
+    store: Store, site: str, *, min_pages: int = 1, force: bool = False, policy: AgreementPolicy | None = None,
+    only_if_new: bool = False, learner_id: str | None = None,
 ) -> LearnOutcome:
     """Learn ``site`` from its stored pages and feedback; store the rules if they pass the guards
-    (``policy``: what makes agreement; default :class:`sitewise.trust.AgreementPolicy`)."""
-    started = time.perf_counter()
-    policy = policy or AgreementPolicy()
-
+    (``policy``: what makes agreement; default :class:`sitewise.trust.AgreementPolicy`). Waits while
+    another learn of the site runs. ``only_if_new``: learn nothing when the site has rules and no page came
+    since they were learned (a queued learn whose pages a learn before it has read already).
+    ``learner_id`` names this learn to the site's lock (a job's id: a retry of a job that died takes over
+    the lock it left); by default, a new one."""
     site = store.site_key(site)  # a subdomain or a joined sister domain names its site
+    learner_id = learner_id or secrets.token_hex(8)
+    if not store.take_learn_lock(site, learner_id):
+        current = store.rules(site)
+        return LearnOutcome(site, 0, False, current.get("version") if current else None,
+                            "another learn of the site is still running")
+    try:
+        return _learn_locked(store, site, min_pages, force, policy or AgreementPolicy(), only_if_new)
+    finally:
+        if not store.free_learn_lock(site, learner_id):
+            log.warning("the learn of %s outlasted its lock", site)
+
+
+def _learn_locked(
+    store: Store, site: str, min_pages: int, force: bool, policy: AgreementPolicy, only_if_new: bool
+) -> LearnOutcome:
+    """:func:`learn_stored_site` once it holds the site's lock."""
+    started = time.perf_counter()
     generation = store.generation(site)  # read before the pages: what is learned from them is for this life
-    stored_pages = list(store.pages(site)) if generation is not None else []
+    keys, new_pages = store.learn_snapshot(site) if generation is not None else ([], 0)
+    current = store.rules(site)
+    current_version = current.get("version") if current else None
+    if only_if_new and current is not None and new_pages == 0:
+        log.info("learn %s: no page since version %s was learned; nothing to do", site, current_version)
+        return LearnOutcome(site, len(keys), False, current_version,
+                            f"nothing new since version {current_version} was learned")
+    stored_pages = list(store.pages(site, keys))
     owners = store.contributors(site)
     pages = balance_contributors(stored_pages, owners)
     set_aside = len(stored_pages) - len(pages)
-    current = store.rules(site)
-    current_version = current.get("version") if current else None
     if len(pages) < max(1, min_pages):
         return LearnOutcome(site, len(pages), False, current_version, f"{len(pages)} pages; {min_pages} needed")
     all_marks = store.feedback(site)
@@ -100,9 +127,10 @@ def learn_stored_site(
         if not rules["templates"]:
             outcome.reason = "no template learned (no page has an article body the learner can find)"
         elif _consistent_enough(learner, rules, current, outcome, force):
-            _store_agreed(store, site, generation, rules, current, pages, owners, marks, outcome, policy, force)
+            _store_agreed(store, site, generation, rules, current, pages, owners, marks, outcome, policy, force,
+                          new_pages)
         if not outcome.stored:
-            store.learn_attempted(site, generation)
+            store.learn_attempted(site, generation, new_pages)
     except SiteGone as exc:
         outcome.version, outcome.decision, outcome.reason = None, None, f"nothing stored: {exc}"
     outcome.seconds = round(time.perf_counter() - started, 3)
@@ -142,11 +170,13 @@ def _store_agreed(
     outcome: LearnOutcome,
     policy: AgreementPolicy,
     force: bool,
+    new_pages: int,
 ) -> None:
     """Store ``rules`` when the site has none, the change is agreed (:func:`sitewise.trust.judge_change`)
     or ``force``; hold them for review or let them wait otherwise. Records what the stored rules fit and
     the pages they were learned from (kept by the page cap). Writes nothing unless the site is still in
-    its ``generation`` (:class:`sitewise.store.SiteGone`)."""
+    its ``generation`` (:class:`sitewise.store.SiteGone`); ``new_pages``: how many of the pages were new
+    (:meth:`sitewise.store.Store.learn_snapshot`)."""
     stored_at = store.page_times(site)
     if current is not None and not force:
         verdict = judge_change(current, rules, pages, owners, stored_at, store.learned_at(site) or 0.0, marks, policy)
@@ -158,7 +188,8 @@ def _store_agreed(
             outcome.reason = verdict.reason
             return
     support = rule_support(rules, pages, owners, stored_at).to_dict()
-    outcome.version = store.put_rules(site, rules, support, taught=_taught_first(pages, owners), generation=generation)
+    outcome.version = store.put_rules(site, rules, support, taught=_taught_first(pages, owners), generation=generation,
+                                     learned_new=new_pages)
     outcome.stored = True
     outcome.reason = "stored"
 
