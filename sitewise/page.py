@@ -333,7 +333,10 @@ class Page:
     def text(self) -> str:
         return "\n".join(block.text for block in self.blocks)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, *, style_table: bool = False) -> dict[str, Any]:
+        """The page as JSON-ready data. ``style_table``: in the style-table form (see
+        :func:`expand_style_table`, which reads it back) when every block's style holds exactly the
+        :data:`STYLE_PROPERTIES`, as collected pages' do; about half the JSON, parsed in half the time."""
         data = {
             "format": self.format,
             "url": self.url,
@@ -346,6 +349,11 @@ class Page:
             "collector": self.collector,
             "blocks": [block.to_dict() for block in self.blocks],
         }
+        rows = _style_rows(self.blocks) if style_table else None
+        if rows is not None:
+            data["styles"], row_of = rows
+            for block_data, number in zip(data["blocks"], row_of):
+                block_data["style"] = number
         if self.html is not None:
             data["html"] = self.html
         return data
@@ -392,6 +400,31 @@ class Page:
 
 
 _BLOCK_FIELDS = {"text", "tag", "path", "selector", "box", "style", "link_chars"}
+#: ``isinstance(value, str)`` as one callable, for ``map`` (every block's path is checked: half the time).
+_IS_STR = str.__instancecheck__
+_STYLE_PROPERTY_SET = frozenset(STYLE_PROPERTIES)
+
+
+def _style_rows(blocks: list[Block]) -> tuple[list[list[str]], list[int]] | None:
+    """The distinct styles of the blocks as rows of :data:`STYLE_PROPERTIES` values, and each block's row
+    number; None when a style holds other properties or lacks some (the plain form keeps it as it is)."""
+    rows: list[list[str]] = []
+    by_values: dict[tuple[str, ...], int] = {}
+    by_dict: dict[int, int] = {}  # the blocks of one style share its dict: each dict is read once
+    row_of = []
+    for block in blocks:
+        number = by_dict.get(id(block.style))
+        if number is None:
+            if block.style.keys() != _STYLE_PROPERTY_SET:
+                return None
+            values = tuple(map(block.style.__getitem__, STYLE_PROPERTIES))
+            number = by_values.get(values)
+            if number is None:
+                number = by_values[values] = len(rows)
+                rows.append(list(values))
+            by_dict[id(block.style)] = number
+        row_of.append(number)
+    return rows, row_of
 
 
 def expand_style_table(data: Any) -> Any:
@@ -433,17 +466,23 @@ def _blocks_from_dicts(blocks_data: list) -> list[Block]:
     """The page's blocks; those of the same style share one style dict (a page repeats a few dozen styles
     over hundreds of blocks: learning reads each shared dict's values once)."""
     styles: dict[tuple, dict[str, str]] = {}
-    return [_block_from_dict(b, f"blocks[{i}]", styles) for i, b in enumerate(blocks_data)]
+    # The style-table form gives the blocks of a style one dict: it is checked and matched once. (By id:
+    # ``blocks_data`` holds every dict until the call returns, so no id is reused meanwhile.)
+    seen: dict[int, dict[str, str]] = {}
+    return [_block_from_dict(b, f"blocks[{i}]", styles, seen) for i, b in enumerate(blocks_data)]
 
 
-def _block_from_dict(data: Any, where: str, styles: dict[tuple, dict[str, str]]) -> Block:
-    """One block; its style is the one in ``styles`` equal to it (added there if none is)."""
+def _block_from_dict(
+    data: Any, where: str, styles: dict[tuple, dict[str, str]], seen: dict[int, dict[str, str]]
+) -> Block:
+    """One block; its style is the one in ``styles`` equal to it (added there if none is), found through
+    ``seen`` when its dict was another block's."""
     if not isinstance(data, dict):
         raise PageError(where, "must be an object")
     text = _required_str(data, "text", where)
     tag = _required_str(data, "tag", where).lower()
     path = data.get("path")
-    if not isinstance(path, list) or not all(isinstance(p, str) for p in path):
+    if not isinstance(path, list) or not all(map(_IS_STR, path)):
         raise PageError(f"{where}.path", "must be a list of tag names")
     selector = _required_str(data, "selector", where)
     if len(path) > MAX_DEPTH or selector.count(">") > MAX_DEPTH:
@@ -457,18 +496,26 @@ def _block_from_dict(data: Any, where: str, styles: dict[tuple, dict[str, str]])
     except (KeyError, TypeError, ValueError) as exc:
         raise PageError(f"{where}.box", f"needs numeric left, top, width, height ({exc})") from None
     style = data.get("style", {})
-    if not isinstance(style, dict) or not all(isinstance(v, str) for v in style.values()):
-        raise PageError(f"{where}.style", "must map property names to strings")
+    shared = seen.get(id(style))
+    if shared is None:
+        shared = seen[id(style)] = _shared_style(style, f"{where}.style", styles)
     link_chars = data.get("link_chars", 0)
     if not isinstance(link_chars, int) or isinstance(link_chars, bool) or link_chars < 0:
         raise PageError(f"{where}.link_chars", "must be a non-negative integer")
     extra = {k: v for k, v in data.items() if k not in _BLOCK_FIELDS}
+    return Block(text, tag, list(map(str.lower, path)), selector, box, shared, link_chars, extra)
+
+
+def _shared_style(style: Any, where: str, styles: dict[tuple, dict[str, str]]) -> dict[str, str]:
+    """The dict in ``styles`` equal to ``style`` (a copy of it, added, if none is)."""
+    if not isinstance(style, dict) or not all(isinstance(v, str) for v in style.values()):
+        raise PageError(where, "must map property names to strings")
     # Names and values as two flat tuples (a tuple of name-value pairs takes twice as long to build and hash).
     key = (tuple(style), tuple(style.values()))
     shared = styles.get(key)
     if shared is None:
         shared = styles[key] = dict(style)
-    return Block(text, tag, [p.lower() for p in path], selector, box, shared, link_chars, extra)
+    return shared
 
 
 def _required_str(data: dict, key: str, where: str = "") -> str:

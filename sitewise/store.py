@@ -9,7 +9,8 @@ key                                type    holds
 ``sw:sites``                       zset    site → time of its last page upload (unix seconds)
 ``sw:contributor-salt``            string  random salt of contributor tags (made once)
 ``sw:aliases``                     hash    registrable domain → the site it is part of (admin only)
-``sw:site:{site}:pages``           hash    page key (canonical URL, else URL) → zlib(page JSON)
+``sw:site:{site}:pages``           hash    page key (canonical URL, else URL) → zlib(page JSON, its styles
+                                           as a table: ``Page.to_dict(style_table=True)``)
 ``sw:site:{site}:order``           zset    page key → time stored; beyond the cap the oldest pages that
                                            did not teach the current rules go first
 ``sw:site:{site}:contributors``    hash    page key → who uploaded it (a salted hash of the client), its
@@ -50,7 +51,7 @@ import redis
 
 from .config import Settings
 from .errors import SitewiseError
-from .page import Page, PageError, site_of, site_of_host
+from .page import Page, PageError, expand_style_table, site_of, site_of_host
 from .redis_conn import connect
 
 _Written = TypeVar("_Written")
@@ -195,7 +196,8 @@ class Store:
         Learning weighs contributors so that no single one outvotes the others. ``now``: the time stored.
         """
         site, key = self.site_key(page.url), page.key
-        blob = zlib.compress(json.dumps(page.to_dict(), ensure_ascii=False).encode("utf-8"), _ZLIB_LEVEL)
+        record = page.to_dict(style_table=True)  # half the JSON to parse each time the page is read
+        blob = zlib.compress(json.dumps(record, ensure_ascii=False).encode("utf-8"), _ZLIB_LEVEL)
         now = time.time() if now is None else now
         keys = [_key(site, kind) for kind in ("pages", "contributors", "order")] + [SITES, _key(site, "meta")]
         stored, created, count, since_learn = self._put_page(keys=keys, args=[key, blob, contributor or "", now, site])
@@ -578,7 +580,7 @@ def _since_after_learn(pipe: redis.client.Pipeline, meta_key: str, learned_new: 
 
 def decode_page(blob: bytes) -> Page:
     try:
-        return Page.from_dict(json.loads(zlib.decompress(blob)))
+        return Page.from_dict(expand_style_table(json.loads(zlib.decompress(blob))))
     except (zlib.error, json.JSONDecodeError) as exc:
         raise PageError("(stored page)", f"corrupt record: {exc}") from None
 

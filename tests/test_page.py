@@ -1,6 +1,8 @@
 import pytest
 
-from sitewise.page import Page, PageError, host_named, host_of, is_public_suffix, site_of
+from sitewise.page import (
+    STYLE_PROPERTIES, Page, PageError, expand_style_table, host_named, host_of, is_public_suffix, site_of,
+)
 
 
 def block(**overrides):
@@ -122,6 +124,22 @@ def test_blocks_of_one_style_share_a_copy_of_it():
     assert loaded[0].style is loaded[1].style  # learning reads a shared style's values once
     assert loaded[0].style == given and loaded[0].style is not given  # the caller's dict is not kept
     assert loaded[2].style == {"font-size": "12px"}
+
+
+def test_the_style_table_form_reads_back_as_the_page():
+    """The store keeps pages in the style-table form (half the JSON to parse): it must read back whole."""
+    body, grey = ({name: f"{name}-{value}" for name in STYLE_PROPERTIES} for value in ("body", "grey"))
+    styled = Page.from_dict(page(blocks=[block(style=body), block(style=grey, attrs={"role": "note"}),
+                                         block(style=dict(body))], lang="de"))
+    compact = styled.to_dict(style_table=True)
+    assert compact["styles"] == [[body[name] for name in STYLE_PROPERTIES], [grey[name] for name in STYLE_PROPERTIES]]
+    assert [b["style"] for b in compact["blocks"]] == [0, 1, 0]
+    again = Page.from_dict(expand_style_table(compact))
+    assert again == styled and again.to_dict() == styled.to_dict()
+    assert again.blocks[0].style is again.blocks[2].style
+    # A style of other properties (an import, a test's page) keeps the plain form, unchanged.
+    partial = Page.from_dict(page())
+    assert partial.to_dict(style_table=True) == partial.to_dict()
 
 
 def test_canonical_url_is_the_key():

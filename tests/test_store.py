@@ -1,11 +1,14 @@
+import dataclasses
+import json
 import os
 import signal
 import threading
+import zlib
 
 import pytest
 import redis
 
-from sitewise.page import Page
+from sitewise.page import STYLE_PROPERTIES, Page
 from sitewise.redis_conn import EmbeddedRedis, connect
 from sitewise.store import SiteGone, Store, learn_pending_key, unmatched_key
 
@@ -62,6 +65,23 @@ def test_concurrent_rule_writes_get_distinct_versions(store):
     for t in threads:
         t.join()
     assert sorted(versions) == list(range(1, 9))
+
+
+def test_pages_are_stored_compact_and_pages_stored_plain_still_read(store):
+    styled = Page.from_dict({
+        "url": "https://news.com/styled", "collector": "playwright",
+        "blocks": [{"text": f"Line {i}", "tag": "p", "path": ["html", "body", "p"], "selector": "body > p",
+                    "box": {"left": 0, "top": 10 * i, "width": 10, "height": 10},
+                    "style": {name: "x" for name in STYLE_PROPERTIES}} for i in range(3)],
+    })
+    store.put_page(styled)
+    record = json.loads(zlib.decompress(store.page_record("news.com", styled.key)))
+    assert len(record["styles"]) == 1 and [b["style"] for b in record["blocks"]] == [0, 0, 0]
+    assert store.get_page("news.com", styled.key) == styled
+    # A page an earlier version stored, in the plain form, reads as it did.
+    older = dataclasses.replace(styled, url="https://news.com/older")
+    store.redis.hset("sw:site:news.com:pages", older.key, zlib.compress(json.dumps(older.to_dict()).encode()))
+    assert store.get_page("news.com", older.key) == older
 
 
 def test_pages_since_learn_counts_and_resets(store):
