@@ -27,7 +27,7 @@ from collections import defaultdict
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
-from .learn.rules import apply_rules
+from .learn.rules import RuleReader, read_rules
 from .metrics import word_prf
 from .page import Page
 
@@ -117,10 +117,12 @@ def agreed_marks(marks: Sequence[dict[str, Any]], min_contributors: int = MIN_AG
 # -- rule changes ----------------------------------------------------------------------------------
 
 
-def region_agreement(current: dict[str, Any], new: dict[str, Any], page: Page) -> float:
+
+def region_agreement(current: dict[str, Any], new: dict[str, Any], page: Page, read: RuleReader = read_rules) -> float:
     """Word F1 between what two rule sets extract from a page (1 when neither applies confidently, 0
-    when only one does)."""
-    old_found, new_found = apply_rules(current, page=page), apply_rules(new, page=page)
+    when only one does). ``read``: how a rule set is applied to a page (a learn's
+    :class:`~sitewise.learn.rules.RuleReadings` remembers)."""
+    old_found, new_found = read(current, page), read(new, page)
     if not old_found.confident and not new_found.confident:
         return 1.0
     if old_found.confident != new_found.confident:
@@ -150,11 +152,13 @@ def judge_change(
     current_since: float,
     marks: Sequence[dict[str, Any]] = (),
     policy: AgreementPolicy = AgreementPolicy(),
+    read: RuleReader = read_rules,
 ) -> ChangeVerdict:
     """May ``new`` replace ``current``, given the pages learned from (``owners``: page key → contributor,
     absent for the operator's; ``stored_at``: page key → time) and the agreed marks? ``current_since`` is
-    when the current rules became current: pages stored by then taught them."""
-    agreement = {page.key: region_agreement(current, new, page) for page in pages}
+    when the current rules became current: pages stored by then taught them. ``read``: as for
+    :func:`region_agreement`."""
+    agreement = {page.key: region_agreement(current, new, page, read) for page in pages}
     moved = [page for page in pages if agreement[page.key] < SAME_REGION_F1]
     earlier = [agreement[page.key] for page in pages if stored_at.get(page.key, 0.0) <= current_since]
     earlier_agreement = round(sum(earlier) / len(earlier), 4) if earlier else None
@@ -190,11 +194,11 @@ def _mark_time(mark: Mapping[str, Any]) -> float:
 
 
 def rule_support(rules: dict[str, Any], pages: Sequence[Page], owners: Mapping[str, str],
-                 stored_at: Mapping[str, float]) -> Support:
-    """Whose pages ``rules`` fit (apply confidently with text)."""
+                 stored_at: Mapping[str, float], read: RuleReader = read_rules) -> Support:
+    """Whose pages ``rules`` fit (apply confidently with text). ``read``: as for :func:`region_agreement`."""
     fitting = []
     for page in pages:
-        found = apply_rules(rules, page=page)
+        found = read(rules, page)
         if found.confident and found.text:
             fitting.append((owners.get(page.key), stored_at.get(page.key, 0.0)))
     return support_of(fitting)

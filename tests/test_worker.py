@@ -13,6 +13,7 @@ from rq.job import JobStatus
 
 from learn_support import sample_pages
 from sitewise.cli import main
+from sitewise.learn import rules as rules_module
 from sitewise.learn.learner import SiteLearner
 from sitewise.learn.site import learn_stored_site
 from sitewise.sample_site import generate_site
@@ -222,8 +223,6 @@ def test_deleting_a_site_or_page_forgets_its_pending_learn_and_unmatched_pages(s
 
 
 def test_a_site_deleted_while_it_is_learned_stays_deleted(store, gazette_pages, monkeypatch):
-    from sitewise.learn.learner import SiteLearner
-
     for page in gazette_pages:
         store.put_page(page)
     fit = SiteLearner.fit
@@ -326,3 +325,20 @@ def test_a_queued_learn_with_nothing_new_learns_nothing_unless_forced(redis_clie
     first, idle, forced = (job.return_value() for job in jobs)
     assert first["stored"] and not idle["stored"] and idle["reason"] == "nothing new since version 1 was learned"
     assert forced["stored"] and forced["version"] == 2
+
+
+def test_a_relearn_reads_each_rule_set_on_each_page_once(store, gazette_pages, monkeypatch):
+    """The consistency guard, the change's judge and the support check all compare the current and the new
+    rules on the pages learned from: two readings a page, not five."""
+    for page in gazette_pages:
+        store.put_page(page)
+    assert learn_stored_site(store, "gazette.test", min_pages=3).stored
+    store.put_page(dataclasses.replace(gazette_pages[0], url="https://gazette.test/new", canonical_url=None))
+    readings = []
+    apply_rules = rules_module.apply_rules
+    monkeypatch.setattr(rules_module, "apply_rules", lambda rules, **given: readings.append(
+        (rules.get("version"), given["page"].key)) or apply_rules(rules, **given))
+    relearned = learn_stored_site(store, "gazette.test", min_pages=3)
+    assert relearned.stored and relearned.decision == "store"
+    checked = [reading for reading in readings if reading[0] in (1, None)]  # the current rules, the new ones
+    assert len(checked) == len(set(checked)) == 2 * (len(gazette_pages) + 1)

@@ -34,8 +34,8 @@ from .cluster import cluster_blocks
 from .consolidate import PathIndex, induce, step_selectors
 from .features import BlockRecord, describe_blocks
 from .rules import (
-    RULES_FORMAT, BlockMatcher, Extraction, TemplateMatcher, apply_rules, count_words, line_key, may_recur, now_iso,
-    select_blocks,
+    RULES_FORMAT, BlockMatcher, Extraction, RuleReader, TemplateMatcher, apply_rules, count_words, line_key, may_recur,
+    now_iso, read_rules, select_blocks,
 )
 from .scoring import analyse_text, text_key
 from .selection import Selection, apply_feedback, select_article
@@ -219,15 +219,16 @@ class SiteLearner:
         """The article of a page of the site by the learned rules."""
         return apply_rules(self.rules_, page=page)
 
-    def consistency(self, rules: dict[str, Any] | None) -> float:
+    def consistency(self, rules: dict[str, Any] | None, read: RuleReader = read_rules) -> float:
         """How well a rule set reproduces this fit's article selection on the pages it learned from (mean
         word F1; a page where the rules are not confident counts 0): the poisoning guard compares the
-        current and the new rule version with it."""
+        current and the new rule version with it. ``read``: how the rules are applied to a page (a learn's
+        :class:`~sitewise.learn.rules.RuleReadings` remembers)."""
         if not rules or not self.reference_texts_:
             return 0.0
         scores = []
         for page_number, reference in self.reference_texts_.items():
-            extraction = apply_rules(rules, page=self.pages_[page_number])
+            extraction = read(rules, self.pages_[page_number])
             scores.append(word_prf(extraction.text, reference).f1 if extraction.confident else 0.0)
         return sum(scores) / len(scores)
 

@@ -221,6 +221,32 @@ def apply_rules(rules: dict[str, Any], *, html: str | None = None, page: Page | 
     return _apply_to_html(templates, source)
 
 
+def read_rules(rules: dict[str, Any], page: Page) -> Extraction:
+    """:func:`apply_rules` on a page, as a :data:`RuleReader`."""
+    return apply_rules(rules, page=page)
+
+
+#: How a check applies a rule set to a page: :func:`read_rules`, or a :class:`RuleReadings`, which remembers.
+RuleReader = Callable[[dict[str, Any], Page], Extraction]
+
+
+class RuleReadings:
+    """What rule sets extract from pages' blocks (:func:`apply_rules`), each rule set read on each page
+    once: a learn compares the current and the new rules on the same pages in three checks (consistency,
+    the change's judge, whose pages they fit), five readings a page that are two. The rule sets and pages
+    are kept with their readings, so that one given again is known by identity."""
+
+    def __init__(self) -> None:
+        self._readings: dict[tuple[int, int], tuple[dict[str, Any], Page, Extraction]] = {}
+
+    def __call__(self, rules: dict[str, Any], page: Page) -> Extraction:
+        key = (id(rules), id(page))
+        known = self._readings.get(key)
+        if known is None:
+            known = self._readings[key] = (rules, page, read_rules(rules, page))
+        return known[2]
+
+
 def drop_repeats(items: Sequence[T], text_of: Callable[[T], str], *, collapsed: bool = False) -> list[T]:
     """The items without those whose text repeats an earlier item's word for word (case and spacing
     aside) and has at least :data:`MIN_REPEAT_WORDS` words: a page that carries its article twice (a

@@ -34,6 +34,7 @@ from ..page import Page
 from ..store import SiteGone, Store
 from ..trust import AgreementPolicy, agreed_marks, judge_change, rule_support
 from .learner import LearnError, SiteLearner
+from .rules import RuleReadings
 
 log = logging.getLogger(__name__)
 
@@ -126,9 +127,11 @@ def _learn_locked(
     try:
         if not rules["templates"]:
             outcome.reason = "no template learned (no page has an article body the learner can find)"
-        elif _consistent_enough(learner, rules, current, outcome, force):
-            _store_agreed(store, site, generation, rules, current, pages, owners, marks, outcome, policy, force,
-                          new_pages)
+        else:
+            read = RuleReadings()  # the checks below read both rule sets on the same pages, each once
+            if _consistent_enough(learner, rules, current, outcome, force, read):
+                _store_agreed(store, site, generation, rules, current, pages, owners, marks, outcome, policy, force,
+                              new_pages, read)
         if not outcome.stored:
             store.learn_attempted(site, generation, new_pages)
     except SiteGone as exc:
@@ -140,13 +143,14 @@ def _learn_locked(
 
 
 def _consistent_enough(
-    learner: SiteLearner, rules: dict[str, Any], current: dict[str, Any] | None, outcome: LearnOutcome, force: bool
+    learner: SiteLearner, rules: dict[str, Any], current: dict[str, Any] | None, outcome: LearnOutcome, force: bool,
+    read: RuleReadings,
 ) -> bool:
     """The poisoning guard: False (and why, in ``outcome``) when the new rules are less consistent on the
     pages just learned from than the current ones, beyond :data:`CONSISTENCY_TOLERANCE`; ``force`` passes."""
-    outcome.consistency_new = round(learner.consistency(rules), 4)
+    outcome.consistency_new = round(learner.consistency(rules, read), 4)
     if current is not None:
-        outcome.consistency_old = round(learner.consistency(current), 4)
+        outcome.consistency_old = round(learner.consistency(current, read), 4)
     if force or outcome.consistency_old is None:
         return True
     if outcome.consistency_new + CONSISTENCY_TOLERANCE >= outcome.consistency_old:
@@ -171,23 +175,25 @@ def _store_agreed(
     policy: AgreementPolicy,
     force: bool,
     new_pages: int,
+    read: RuleReadings,
 ) -> None:
     """Store ``rules`` when the site has none, the change is agreed (:func:`sitewise.trust.judge_change`)
     or ``force``; hold them for review or let them wait otherwise. Records what the stored rules fit and
     the pages they were learned from (kept by the page cap). Writes nothing unless the site is still in
     its ``generation`` (:class:`sitewise.store.SiteGone`); ``new_pages``: how many of the pages were new
-    (:meth:`sitewise.store.Store.learn_snapshot`)."""
+    (:meth:`sitewise.store.Store.learn_snapshot`); ``read``: the readings of the rule sets on the pages."""
     stored_at = store.page_times(site)
     if current is not None and not force:
-        verdict = judge_change(current, rules, pages, owners, stored_at, store.learned_at(site) or 0.0, marks, policy)
+        verdict = judge_change(current, rules, pages, owners, stored_at, store.learned_at(site) or 0.0, marks, policy,
+                               read)
         outcome.decision = verdict.decision
         if verdict.decision != "store":
             if verdict.decision == "hold":
-                support = rule_support(rules, pages, owners, stored_at).to_dict()
+                support = rule_support(rules, pages, owners, stored_at, read).to_dict()
                 store.hold_rules(site, rules, verdict.reason, support, generation=generation)
             outcome.reason = verdict.reason
             return
-    support = rule_support(rules, pages, owners, stored_at).to_dict()
+    support = rule_support(rules, pages, owners, stored_at, read).to_dict()
     outcome.version = store.put_rules(site, rules, support, taught=_taught_first(pages, owners), generation=generation,
                                      learned_new=new_pages)
     outcome.stored = True
