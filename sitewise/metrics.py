@@ -34,8 +34,13 @@ class Score:
     f1: float
 
 
+_SAME = Score(1.0, 1.0, 1.0)
+
+
 def word_prf(predicted: str, truth: str) -> Score:
     """Bag-of-words P/R/F1 of one page. Empty truth scores 1 only for an empty prediction."""
+    if predicted == truth:  # a learn's checks compare rule sets that mostly read a page alike: no words to count
+        return _SAME
     pred, gold = Counter(words(predicted)), Counter(words(truth))
     return overlap_prf(sum((pred & gold).values()), sum(pred.values()), sum(gold.values()))
 
