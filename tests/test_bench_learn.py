@@ -101,3 +101,21 @@ def test_the_speed_benchmarks_synthetic_site_is_learned_page_for_page():
     site = bench_learn.synthetic_site(originals, 40)
     assert len(site) == 40
     assert len(distinct_pages(site)) == 40
+
+
+def test_the_speed_benchmark_times_a_workers_whole_learn_job(monkeypatch, tmp_path):
+    """The learn job's columns: the pages stored in an embedded Redis of the benchmark's own, learned,
+    learned again with one page more (each learn must store rules), and the Redis stopped and removed."""
+    import tempfile
+
+    from learn_support import sample_pages
+
+    from sitewise.sample_site import generate_site
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setattr(bench_learn, "SPEED_RUNS", 1)
+    pages = bench_learn.synthetic_site([page for page, _ in sample_pages(generate_site(seed=5, stories=4, features=0))
+                                        .values()][:4], 9)
+    first, again = bench_learn._learn_job_times(pages[:8], pages[8])
+    assert 0 < first and 0 < again
+    assert list(tmp_path.iterdir()) == []  # the Redis's folder went with it
