@@ -238,13 +238,23 @@ class RuleReadings:
 
     def __init__(self) -> None:
         self._readings: dict[tuple[int, int], tuple[dict[str, Any], Page, Extraction]] = {}
+        # Each rule set's template matchers, kept across its pages (a site's pages share their paths).
+        self._matchers: dict[int, tuple[dict[str, Any], list[TemplateMatcher]]] = {}
 
     def __call__(self, rules: dict[str, Any], page: Page) -> Extraction:
         key = (id(rules), id(page))
         known = self._readings.get(key)
         if known is None:
-            known = self._readings[key] = (rules, page, read_rules(rules, page))
+            found = (_apply_to_blocks(rules.get("templates") or [], page.blocks, self._matchers_of(rules))
+                     if page.blocks else read_rules(rules, page))
+            known = self._readings[key] = (rules, page, found)
         return known[2]
+
+    def _matchers_of(self, rules: dict[str, Any]) -> list[TemplateMatcher]:
+        known = self._matchers.get(id(rules))
+        if known is None:
+            known = self._matchers[id(rules)] = (rules, [TemplateMatcher(t) for t in rules.get("templates") or []])
+        return known[1]
 
 
 def drop_repeats(items: Sequence[T], text_of: Callable[[T], str], *, collapsed: bool = False) -> list[T]:
@@ -315,6 +325,8 @@ class BlockMatcher:
     def __init__(self, selectors: Sequence[str]) -> None:
         self.complexes: tuple[Complex, ...] = tuple(c for s in selectors for c in parse_selector(s))
         self._memo: dict[tuple[Step, ...], bool] = {}
+        # The verdict per selector path string, whose hash is cached where a tuple of steps is hashed anew.
+        self._by_selector: dict[str, bool] = {}
 
     def selects(self, steps: tuple[Step, ...]) -> bool:
         """True when the element of ``steps`` or one of its ancestors matches."""
@@ -328,7 +340,10 @@ class BlockMatcher:
         return known
 
     def selects_block(self, block: Block) -> bool:
-        return self.selects(block_steps(block))
+        known = self._by_selector.get(block.selector)
+        if known is None:
+            known = self._by_selector[block.selector] = self.selects(block_steps(block))
+        return known
 
 
 #: The document's root element, the parent of ``body``, where a block's selector path starts.
@@ -387,12 +402,18 @@ class TemplateMatcher:
     """A template's body and heading rules, reusable across the pages of a site."""
 
     def __init__(self, template: dict[str, Any]) -> None:
+        self.template = template
+        self.match = tuple(BlockMatcher([selector]) for selector in template.get("match", []))
         self.included = BlockMatcher(template["include"])
         self.excluded = BlockMatcher(template.get("exclude", []))
         self.heading = BlockMatcher(template.get("heading") or [])
         self.recurring = frozenset(template.get("recurring") or ())
         # HEADING, CAPTION, BODY or None (not article) per selector path string: one look at each.
         self._verdicts: dict[str, str | None] = {}
+
+    def fits(self, blocks: Sequence[Block]) -> bool:
+        """Whether the template is the page's: each of its match selectors selects at least one block."""
+        return all(any(map(matcher.selects_block, blocks)) for matcher in self.match)
 
     def select(self, blocks: Sequence[Block]) -> list[tuple[int, str]]:
         """The article's blocks in document order: (index, HEADING, CAPTION or BODY), less the body's
@@ -435,22 +456,18 @@ def may_recur(kind: str, tag: str) -> bool:
     return kind != HEADING and tag not in SECTION_HEAD_TAGS
 
 
-def choose_template_for_blocks(templates: Iterable[dict[str, Any]], blocks: Sequence[Block]) -> dict[str, Any] | None:
-    """The first template whose match selectors each select at least one block."""
-    steps = [block_steps(b) for b in blocks]
-    for template in templates:
-        if all(any(m.selects(s) for s in steps) for m in (BlockMatcher([sel]) for sel in template.get("match", []))):
-            return template
-    return None
-
-
-def _apply_to_blocks(templates: Sequence[dict[str, Any]], blocks: Sequence[Block]) -> Extraction:
-    template = choose_template_for_blocks(templates, blocks)
-    if template is None:
+def _apply_to_blocks(
+    templates: Sequence[dict[str, Any]], blocks: Sequence[Block], matchers: Iterable[TemplateMatcher] | None = None
+) -> Extraction:
+    """The article by the first template that fits the page, through ``matchers`` of the templates when
+    given (kept across pages, they answer each selector path once for all of them), else new ones."""
+    candidates = matchers if matchers is not None else map(TemplateMatcher, templates)
+    matcher = next((candidate for candidate in candidates if candidate.fits(blocks)), None)
+    if matcher is None:
         return Extraction("", None, False, "no template matched")
-    chosen = drop_repeats(TemplateMatcher(template).select(blocks), lambda part: blocks[part[0]].text)
+    chosen = drop_repeats(matcher.select(blocks), lambda part: blocks[part[0]].text)
     parts = [(kind, blocks[i].text) for i, kind in chosen]
-    return _conclude(template, parts, blocks=[blocks[i] for i, _ in chosen])
+    return _conclude(matcher.template, parts, blocks=[blocks[i] for i, _ in chosen])
 
 
 # -- on HTML ----------------------------------------------------------------------------------------
