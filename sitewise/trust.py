@@ -117,7 +117,6 @@ def agreed_marks(marks: Sequence[dict[str, Any]], min_contributors: int = MIN_AG
 # -- rule changes ----------------------------------------------------------------------------------
 
 
-
 def region_agreement(current: dict[str, Any], new: dict[str, Any], page: Page, read: RuleReader = read_rules) -> float:
     """Word F1 between what two rule sets extract from a page (1 when neither applies confidently, 0
     when only one does). ``read``: how a rule set is applied to a page (a learn's

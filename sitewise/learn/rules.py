@@ -233,7 +233,7 @@ RuleReader = Callable[[dict[str, Any], Page], Extraction]
 class RuleReadings:
     """What rule sets extract from pages' blocks (:func:`apply_rules`), each rule set read on each page
     once: a learn compares the current and the new rules on the same pages in three checks (consistency,
-    the change's judge, whose pages they fit), five readings a page that are two. The rule sets and pages
+    the change's judge, whose pages they fit): two readings a page where there were five. The rule sets and pages
     are kept with their readings, so that one given again is known by identity."""
 
     def __init__(self) -> None:
