@@ -376,7 +376,8 @@ class Store:
         return [s.decode() for s in self.redis.zrevrange(SITES, 0, -1)]
 
     def site_info(self, site: str) -> dict[str, Any]:
-        """What is known of a site: page count, current rule version and when it was learned."""
+        """What is known of a site: page count, current rule version and when it was learned, whether a
+        learn of it runs now."""
         meta = {k.decode(): v.decode() for k, v in self.redis.hgetall(_key(site, "meta")).items()}
         version = int(meta.get("rule_version", 0))
         rules = self.rules(site, version) if version else None
@@ -392,6 +393,7 @@ class Store:
             "feedback": int(self.redis.llen(_key(site, "feedback"))),
             "contributors": len(set(self.redis.hvals(_key(site, "contributors")))),
             "held_for_review": bool(self.redis.exists(_key(site, "held"))),
+            "being_learned": bool(self.redis.exists(_key(site, "learning"))),
         }
 
     def delete_site(self, site: str) -> bool:

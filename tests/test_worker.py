@@ -284,6 +284,7 @@ def test_learns_of_one_site_run_one_after_another(store, gazette_pages, monkeypa
         second=learn_stored_site(store, "gazette.test", min_pages=3, only_if_new=True)))
     first.start()
     assert fitting.wait(10)
+    assert store.site_info("gazette.test")["being_learned"]
     second.start()
     second.join(0.5)
     assert second.is_alive()  # it waits for the first learn's lock
@@ -291,7 +292,7 @@ def test_learns_of_one_site_run_one_after_another(store, gazette_pages, monkeypa
     first.join(10), second.join(10)
     assert outcomes["first"].stored and outcomes["first"].version == 1
     assert not outcomes["second"].stored and outcomes["second"].reason == "nothing new since version 1 was learned"
-    assert store.rule_versions("gazette.test") == [1]
+    assert store.rule_versions("gazette.test") == [1] and not store.site_info("gazette.test")["being_learned"]
     # A page new since then is learned from.
     store.put_page(dataclasses.replace(gazette_pages[0], url="https://gazette.test/new", canonical_url=None))
     assert learn_stored_site(store, "gazette.test", min_pages=3, only_if_new=True).version == 2
