@@ -66,9 +66,10 @@ SPEED_NOTE = (
     "words by `re` (the `regex` module's pattern, which keeps combining marks and joiners in words, only "
     "where other characters are), and the learner pauses Python's cyclic garbage collector, whose full "
     "collections walked every object of the process (0.6 s of a 1.4 s learn of 100 pages while the "
-    "benchmark's pages were loaded). Not timed here: loading the pages from the store (JSON and "
-    "`Page.from_dict`, about 4 ms of CPU per page of 243 blocks in the style-table form the store keeps), "
-    "which the worker's learn job adds, with its checks of the new rules against the current ones."
+    "benchmark's pages were loaded). The learn job adds reading the pages from the store (JSON and "
+    "`Page.from_dict`: about 4 ms of CPU per page of 243 blocks, in the style-table form the store keeps) "
+    "and the checks of the new rules, each rule set read once on each page with its template matchers "
+    "kept across the pages (`sitewise.learn.rules.RuleReadings`)."
 )
 #: A block counts as article text for the clustering comparison when this share of its words is in the truth.
 TRUTH_SHARE = 0.8
