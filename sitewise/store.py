@@ -41,6 +41,7 @@ is being learned stays deleted.
 from __future__ import annotations
 
 import json
+import logging
 import secrets
 import time
 import zlib
@@ -55,6 +56,7 @@ from .page import Page, PageError, expand_style_table, site_of, site_of_host
 from .redis_conn import connect
 
 _Written = TypeVar("_Written")
+log = logging.getLogger(__name__)
 
 PREFIX = "sw:"
 SITES = PREFIX + "sites"
@@ -259,7 +261,11 @@ class Store:
         :data:`LEARN_LOCK_WAIT_S` while another ``owner`` holds it; False when it is held still. A lock
         this owner holds already (an attempt of the same job that died) is taken over."""
         key, deadline = _key(site, "learning"), time.monotonic() + LEARN_LOCK_WAIT_S
+        waited = False
         while not self._take_lock(keys=[key], args=[owner, LEARN_LOCK_TTL_S]):
+            if not waited:  # (a learn of a site takes seconds: say why this one does not start)
+                log.info("another learn of %s is running: waiting up to %g s for it", site, LEARN_LOCK_WAIT_S)
+                waited = True
             if time.monotonic() >= deadline:
                 return False
             time.sleep(_LEARN_LOCK_POLL_S)

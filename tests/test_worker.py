@@ -298,13 +298,15 @@ def test_learns_of_one_site_run_one_after_another(store, gazette_pages, monkeypa
     assert learn_stored_site(store, "gazette.test", min_pages=3, only_if_new=True).version == 2
 
 
-def test_a_learn_gives_up_on_a_lock_nobody_releases(store, gazette_pages, monkeypatch):
+def test_a_learn_gives_up_on_a_lock_nobody_releases(store, gazette_pages, monkeypatch, caplog):
     for page in gazette_pages:
         store.put_page(page)
     monkeypatch.setattr("sitewise.store.LEARN_LOCK_WAIT_S", 0.2)
     assert store.take_learn_lock("gazette.test", "learn-1")  # held by a learn whose process died
-    outcome = learn_stored_site(store, "gazette.test", min_pages=3)
+    with caplog.at_level(logging.INFO, logger="sitewise.store"):
+        outcome = learn_stored_site(store, "gazette.test", min_pages=3)
     assert not outcome.stored and outcome.reason == "another learn of the site is still running"
+    assert caplog.messages == ["another learn of gazette.test is running: waiting up to 0.2 s for it"]
     assert store.rules("gazette.test") is None
     assert store.site_info("gazette.test")["pages_since_learn"] == len(gazette_pages)
     # A retry of the learn that died takes its lock over, and frees it when done.
