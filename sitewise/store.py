@@ -237,13 +237,20 @@ class Store:
 
     def pages(self, site: str, keys: list[str] | None = None) -> Iterator[Page]:
         """A site's pages, oldest first, or those of ``keys`` that are still stored (read in batches, so
-        large sites do not fill memory at once)."""
+        large sites do not fill memory at once). A record that cannot be read is passed over with a
+        warning: one damaged record must not stop a site from being learned."""
         keys = self.page_keys(site) if keys is None else keys
         for start in range(0, len(keys), 100):
             batch = keys[start : start + 100]
-            for blob in self.redis.hmget(_key(site, "pages"), batch):
-                if blob is not None:
-                    yield decode_page(blob)
+            for key, blob in zip(batch, self.redis.hmget(_key(site, "pages"), batch)):
+                if blob is None:
+                    continue
+                try:
+                    page = decode_page(blob)
+                except PageError as exc:
+                    log.warning("stored page %s of %s cannot be read, passed over: %s", key, site, exc)
+                    continue
+                yield page
 
     def learn_snapshot(self, site: str) -> tuple[list[str], int]:
         """The keys of a site's pages, oldest first, and how many of them are new since the last learn,
@@ -349,7 +356,8 @@ class Store:
         contributors) and readers' feedback move to the site; its own rules go: the site is learned anew
         from all its pages. Aliases stay one step deep: one that pointed at ``host``'s domain now points
         at ``site``. Raises ValueError when the two are one site already. Interrupted, it can be run
-        again: a page moved twice is stored once."""
+        again: a page moved twice is stored once. A stored page that cannot be read is not moved (see
+        :meth:`pages`)."""
         domain = site_of_host(host)
         site = self.site_key(site)
         if domain == site:
@@ -589,7 +597,7 @@ def _since_after_learn(pipe: redis.client.Pipeline, meta_key: str, learned_new: 
 def decode_page(blob: bytes) -> Page:
     try:
         return Page.from_dict(expand_style_table(json.loads(zlib.decompress(blob))))
-    except (zlib.error, json.JSONDecodeError) as exc:
+    except (zlib.error, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise PageError("(stored page)", f"corrupt record: {exc}") from None
 
 

@@ -84,6 +84,15 @@ def test_pages_are_stored_compact_and_pages_stored_plain_still_read(store):
     assert store.get_page("news.com", older.key) == older
 
 
+def test_a_damaged_record_is_passed_over_with_a_warning(store, caplog):
+    store.put_page(make_page("https://news.com/a"))
+    store.put_page(make_page("https://news.com/b"))
+    store.redis.hset("sw:site:news.com:pages", "https://news.com/a", zlib.compress(b"\xff not a page"))
+    with caplog.at_level("WARNING", logger="sitewise.store"):
+        assert [page.key for page in store.pages("news.com")] == ["https://news.com/b"]
+    assert "stored page https://news.com/a of news.com cannot be read" in caplog.text
+
+
 def test_pages_since_learn_counts_and_resets(store):
     for i in range(3):
         result = store.put_page(make_page(f"https://news.com/{i}"))
