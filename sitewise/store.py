@@ -560,7 +560,8 @@ class Store:
         if held is None:
             return None
         try:
-            version = self.put_rules(site, held["rules"], held["support"], generation=generation)
+            # learned from no page now: the pages that came since the held learn still count towards the next
+            version = self.put_rules(site, held["rules"], held["support"], generation=generation, learned_new=0)
         except SiteGone:  # deleted meanwhile: what was held went with it
             return None
         self.redis.delete(_key(site, "held"))

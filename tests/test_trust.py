@@ -133,9 +133,11 @@ def test_held_rules_wait_for_the_administrator(store, stories):
     assert outcome.decision == "hold" and not outcome.stored
     assert store.rules(SITE) == served and store.site_info(SITE)["held_for_review"]
     assert store.site_info(SITE)["pages_since_learn"] == 0  # not re-learned on every upload meanwhile
+    store.put_page(dataclasses.replace(stories[0], url=stories[0].url.replace(".html", "-later.html")))
     version = store.accept_held(SITE)
     assert version == served["version"] + 1 and store.held_rules(SITE) is None
     assert store.rules(SITE)["templates"] != served["templates"]
+    assert store.site_info(SITE)["pages_since_learn"] == 1  # accepting learns from no page: the later one counts
 
 
 # -- the store ------------------------------------------------------------------------------------------
