@@ -289,7 +289,8 @@ def test_learns_of_one_site_run_one_after_another(store, gazette_pages, monkeypa
     second.join(0.5)
     assert second.is_alive()  # it waits for the first learn's lock
     may_finish.set()
-    first.join(10), second.join(10)
+    for thread in (first, second):
+        thread.join(10)
     assert outcomes["first"].stored and outcomes["first"].version == 1
     assert not outcomes["second"].stored and outcomes["second"].reason == "nothing new since version 1 was learned"
     assert store.rule_versions("gazette.test") == [1] and not store.site_info("gazette.test")["being_learned"]
