@@ -509,7 +509,7 @@ def _block_from_dict(
 
 def _shared_style(style: Any, where: str, styles: dict[tuple, dict[str, str]]) -> dict[str, str]:
     """The dict in ``styles`` equal to ``style`` (a copy of it, added, if none is)."""
-    if not isinstance(style, dict) or not all(isinstance(v, str) for v in style.values()):
+    if not isinstance(style, dict) or not all(map(_IS_STR, style.values())):
         raise PageError(where, "must map property names to strings")
     # Names and values as two flat tuples (a tuple of name-value pairs takes twice as long to build and hash).
     key = (tuple(style), tuple(style.values()))
