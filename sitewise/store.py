@@ -392,22 +392,32 @@ class Store:
     def site_info(self, site: str) -> dict[str, Any]:
         """What is known of a site: page count, current rule version and when it was learned, whether a
         learn of it runs now."""
-        meta = {k.decode(): v.decode() for k, v in self.redis.hgetall(_key(site, "meta")).items()}
+        # One round trip for the counts and flags (every upload answers with them), one for the rules' body.
+        with self.redis.pipeline(transaction=True) as pipe:
+            pipe.hgetall(_key(site, "meta"))
+            pipe.hlen(_key(site, "pages"))
+            pipe.hkeys(_key(site, "rules"))
+            pipe.llen(_key(site, "feedback"))
+            pipe.hvals(_key(site, "contributors"))
+            pipe.exists(_key(site, "held"))
+            pipe.exists(_key(site, "learning"))
+            raw_meta, pages, versions, feedback, contributors, held, learning = pipe.execute()
+        meta = {k.decode(): v.decode() for k, v in raw_meta.items()}
         version = int(meta.get("rule_version", 0))
         rules = self.rules(site, version) if version else None
         return {
             "site": site,
-            "pages": self.page_count(site),
+            "pages": int(pages),
             "pages_since_learn": int(meta.get("pages_since_learn", 0)),
             "learned": bool(version),
             "rule_version": version or None,
-            "rule_versions": self.rule_versions(site),
+            "rule_versions": sorted(int(v) for v in versions),
             "learned_at": rules.get("learned_at") if rules else None,
             "confidence": rules.get("confidence") if rules else None,
-            "feedback": int(self.redis.llen(_key(site, "feedback"))),
-            "contributors": len(set(self.redis.hvals(_key(site, "contributors")))),
-            "held_for_review": bool(self.redis.exists(_key(site, "held"))),
-            "being_learned": bool(self.redis.exists(_key(site, "learning"))),
+            "feedback": int(feedback),
+            "contributors": len(set(contributors)),
+            "held_for_review": bool(held),
+            "being_learned": bool(learning),
         }
 
     def delete_site(self, site: str) -> bool:
@@ -461,8 +471,8 @@ class Store:
         ``learned_new``, the new pages the learn read (:meth:`learn_snapshot`), so those stored while it
         ran still count; None starts it again at 0. ``support`` (``sitewise.trust.Support`` as a dict)
         says whose pages the rules fit; ``taught`` the keys of the pages they were learned from
-        (:meth:`set_taught`), recorded in the same transaction. A learn passes the ``generation`` it read the pages in: :class:`SiteGone` when the
-        site was deleted since, and nothing is stored.
+        (:meth:`set_taught`), recorded in the same transaction. A learn passes the ``generation`` it read
+        the pages in: :class:`SiteGone` when the site was deleted since, and nothing is stored.
         """
         meta_key = _key(site, "meta")
 

@@ -643,7 +643,6 @@ def _learn_job_times(pages: Sequence[Any], another: Any) -> tuple[float, float]:
     embedded Redis of its own: the first learn, and a re-learn once ``another`` page is stored."""
     import tempfile
 
-    from ..learn.site import learn_stored_site
     from ..redis_conn import connect, stop_embedded
     from ..store import Store
 
@@ -657,17 +656,25 @@ def _learn_job_times(pages: Sequence[Any], another: Any) -> tuple[float, float]:
                 client.flushall()
                 for page in pages:
                     store.put_page(page)
-                for times in (first, again):
-                    forget_learned_answers()
-                    cpu = time.process_time()
-                    outcome = learn_stored_site(store, site)
-                    times.append(time.process_time() - cpu)
-                    if not outcome.stored:
-                        raise RuntimeError(f"the timed learn of {site} stored nothing: {outcome.reason}")
-                    store.put_page(another)
+                first.append(_timed_learn(store, site))
+                store.put_page(another)
+                again.append(_timed_learn(store, site))
         finally:
             stop_embedded(client)
     return min(first), min(again)
+
+
+def _timed_learn(store: Any, site: str) -> float:
+    """CPU seconds of one learn of a stored site from cold caches; it must store rules."""
+    from ..learn.site import learn_stored_site
+
+    forget_learned_answers()
+    cpu = time.process_time()
+    outcome = learn_stored_site(store, site)
+    seconds = time.process_time() - cpu
+    if not outcome.stored:
+        raise RuntimeError(f"the timed learn of {site} stored nothing: {outcome.reason}")
+    return seconds
 
 
 def forget_learned_answers() -> None:
