@@ -392,8 +392,9 @@ class Store:
     def site_info(self, site: str) -> dict[str, Any]:
         """What is known of a site: page count, current rule version and when it was learned, whether a
         learn of it runs now."""
-        # One round trip for the counts and flags (every upload answers with them), one for the rules' body.
-        with self.redis.pipeline(transaction=True) as pipe:
+        # One round trip for the counts and flags (every upload answers with them), one for the rules' body;
+        # no MULTI: a full Redis refuses one, and these reads must still answer then.
+        with self.redis.pipeline(transaction=False) as pipe:
             pipe.hgetall(_key(site, "meta"))
             pipe.hlen(_key(site, "pages"))
             pipe.hkeys(_key(site, "rules"))
