@@ -77,6 +77,10 @@
   // A selected passage the page repeats word for word is shown once when it has at least this many
   // words: sitewise.learn.rules.MIN_REPEAT_WORDS, so the highlight is what apply_rules gives.
   var MIN_REPEAT_WORDS = 4;
+  // A template learned from fewer pages than this is checked against the fallback, which the server has:
+  // sitewise.pipeline.MIN_TRUSTED_TEMPLATE_PAGES (a site's page kind seen once or twice may have a template
+  // that fits other kinds' markup and selects the wrong region).
+  var MIN_TRUSTED_TEMPLATE_PAGES = 3;
   // A template's recurring lines leave the article, but never a section head of one of these elements:
   // sitewise.learn.rules.SECTION_HEAD_TAGS.
   var SECTION_HEAD_TAGS = new realm.Set(list("h1", "h2", "h3", "h4", "h5", "h6"));
@@ -196,12 +200,12 @@
   // one, or when it matches a heading selector (headline, byline, date line: even inside an exclude);
   // the site's recurring lines leave (dropRecurring); a passage repeated word for word is kept once
   // (dropRepeats). The result counts only when it has body blocks and its word count is in the
-  // template's usual range; otherwise the server decides (MSS).
+  // template's usual range; otherwise, and for a template of few pages, the server decides (rules or MSS).
   function articleByRules(rules) {
     if (rules.format !== RULES_FORMAT) return null;  // a format this script does not know: the server decides
     try {
       var template = chooseTemplate(rules.templates || list());
-      if (!template) return null;
+      if (!template || (typeof template.pages === "number" && template.pages < MIN_TRUSTED_TEMPLATE_PAGES)) return null;
       var heading = new realm.Set(selectBlocks(template.heading || list(), list()));
       var body = dropRecurring(selectBlocks(template.include, template.exclude || list()), heading, template.recurring || list());
       var chosen = dropRepeats(union(body, realm.Array.from(heading)));

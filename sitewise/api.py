@@ -103,7 +103,8 @@ class Extracted:
     #: own training pages). The fallback: its answer's estimated word F1, calibrated on pages its model
     #: never saw (:mod:`sitewise.mss.confidence`); None when it found nothing or its model has no estimate.
     confidence: float | None
-    #: Why the fallback was used ("site not learned", "rules did not apply: ..."), "" for rules.
+    #: Why the fallback was used ("site not learned", "rules did not apply: ...", "rules disagreed with the
+    #: fallback (...)"), "" for rules.
     fallback_reason: str
     #: Why nothing was found ("" when the article was).
     reason: str

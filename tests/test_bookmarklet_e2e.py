@@ -386,6 +386,26 @@ def heading_pages():
         yield base_url
 
 
+@pytest.mark.parametrize("include, method", [("footer", "mss"), ("article.story", "rules")])
+def test_a_template_of_few_pages_is_left_to_the_server_which_checks_it(tab, server, store, heading_pages, include, method):
+    """The reader's browser has no fallback to check a template learned from fewer pages than
+    sitewise.pipeline.MIN_TRUSTED_TEMPLATE_PAGES with: the server answers, by the rules where the fallback
+    roughly agrees, else by the fallback."""
+    store.put_rules("127.0.0.1", {
+        "format": 1, "site": "127.0.0.1", "pages_learned": 5, "confidence": 0.9,
+        "templates": [{"name": "story", "match": ["article.story"], "include": [include], "exclude": [],
+                       "words": [1, 1000], "pages": 1}],
+    })
+    asked = []
+    tab.on("request", lambda request: asked.append(request.url))
+    tab.goto(heading_pages + "/heading")
+    state = click_bookmarklet(tab, server)
+    assert any("/api/extract" in url for url in asked), "the bookmarklet applied a template of one page itself"
+    assert state["method"] == method, state
+    shown = "\n".join(highlighted(tab))
+    assert "Dock workers cheered" in shown and "all rights reserved" not in shown
+
+
 def _highlighted_by_story_rules(tab, server, store, url, template):
     """Run the bookmarklet on ``url`` with a learned rule set of one template ("story", matched by
     ``article.story``: ``template`` gives its other fields); the rules and what apply_rules gives for the
