@@ -63,10 +63,10 @@ def test_learning_curve_sets_the_rules_with_the_fallback_beside_the_fallback_alo
         def extract(self, document):
             return "the article"  # F1 0.8 against the truth
 
-    def scored(site, k, *, fallback=None, part="article"):
+    def scored(site, k, *, with_fallback=False, part="article"):
         good = k is None or k >= 4  # rules from 4 pages or more find the article
         rules = word_prf("the article text" if good else "menu", "the article text")
-        with_fallback = [rules if good else word_prf(Fallback().extract(page), "the article text")] if fallback else []
+        with_fallback = [rules if good else word_prf(Fallback().extract(page), "the article text")] if with_fallback else []
         return bench_learn.SiteScore(site.name, 1, [rules], bench_learn.Counter(), with_fallback)
 
     monkeypatch.setattr(bench_learn, "_fallback_extractor", Fallback)

@@ -7,7 +7,10 @@ and writes ``docs/bench-learn.md``:
 1. **per site**: learn each site's rules from its ``split: train`` pages, score its ``split: test`` pages
    (bag-of-words F1 against the truth, pages whose truth is not in the page left out), with the path each
    page took (rules, unconfident, no-template) — and, where MSS is available and the set has HTML, the
-   score with the MSS fallback for pages the rules are not confident on;
+   score of sitewise's answer (:func:`sitewise.pipeline.find_article`: the MSS fallback for pages the rules
+   are not confident on, or where a template of few pages disagrees with it); sets without a per-site
+   split (``--leave-one-out``, wcxb-dev) leave-one-out over their sites of a few pages
+   (:mod:`.leave_one_out`);
 2. **learning curve**: the same, learning from the first 1, 2, 3, 4, 5, 8 and all training pages, the rules
    alone and with the fallback, beside the fallback alone (what serves a site not learned yet);
 3. **clustering**: the original spider clustering (one-hot CSS values and tag path, standardised, DBSCAN
@@ -38,6 +41,8 @@ from typing import Any, Sequence
 
 from ..commands.output import check_output_file, write_whole
 from ..metrics import Summary, word_prf
+from ..pipeline import MIN_TRUSTED_TEMPLATE_PAGES, RULES_OVERRULED, SitewiseExtractor
+from .leave_one_out import leave_one_out_section
 
 log = logging.getLogger(__name__)
 
@@ -89,6 +94,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data", type=Path, default=Path("../shared/data"), help="folder of the evaluation sets")
     parser.add_argument("--sets", default="spider,dragnet", help="comma-separated sets with a per-site split")
     parser.add_argument("--sizes", default=",".join(map(str, SPEED_SIZES)), help="site sizes (pages) to time learning on")
+    parser.add_argument("--leave-one-out", default="wcxb-dev", metavar="SETS",
+                        help="comma-separated sets without a per-site split to score leave-one-out over their sites of "
+                        "3 pages or more, beside a fallback trained without them (default wcxb-dev; '' skips)")
     parser.add_argument("--no-curve", action="store_true", help="skip the learning curve")
     parser.add_argument("--no-speed", action="store_true", help="skip the speed measurements")
     parser.add_argument("--speed-only", action="store_true",
@@ -117,8 +125,9 @@ class SiteScore:
     pages: int
     scores: list[Any]  # sitewise.metrics.Score per test page, rules alone
     paths: Counter
-    scores_fallback: list[Any] = field(default_factory=list)  # ... with MSS where the rules are not confident
+    scores_fallback: list[Any] = field(default_factory=list)  # ... as sitewise answers (find_article)
     seconds: float = 0.0
+    overruled: int = 0  # confident rules' answers the fallback's replaced (a template of few pages disagreed)
 
     @property
     def f1(self) -> list[float]:
@@ -156,6 +165,9 @@ def run(args: argparse.Namespace) -> int:
     else:
         for name, sites in loaded.items():
             report += accuracy_section(name, sites)
+        for name in _leave_one_out_sets(args):
+            report += leave_one_out_section(name, args.data, workers=args.workers, progress=not args.quiet,
+                                            limit_sites=args.limit_sites, trafilatura=_trafilatura())
         if not args.no_curve:
             report += curve_section(loaded)
         if "spider" in loaded:
@@ -170,6 +182,15 @@ def run(args: argparse.Namespace) -> int:
     write_whole(args.out, "\n".join(report).rstrip("\n") + "\n")
     print(f"\nwrote {args.out}")
     return 0
+
+
+def _leave_one_out_sets(args: argparse.Namespace) -> list[str]:
+    """``--leave-one-out``'s sets that have a manifest under ``--data`` (the others said and skipped)."""
+    names = [name.strip() for name in args.leave_one_out.split(",") if name.strip()]
+    found = [name for name in names if (args.data / name / "manifest.jsonl").is_file()]
+    for name in sorted(set(names) - set(found)):
+        print(f"{name}: no manifest under {args.data / name}, not scored leave-one-out")
+    return found
 
 
 def _sizes(text: str) -> list[int]:
@@ -250,21 +271,25 @@ def load_sites(manifest: Path, *, limit_sites: int | None, workers: int, progres
 # -- 1. per site ---------------------------------------------------------------------------------
 
 
-def score_site(site: Site, train_count: int | None = None, *, fallback: Any = None, part: str = "article") -> SiteScore:
+def score_site(site: Site, train_count: int | None = None, *, with_fallback: bool = False, part: str = "article") -> SiteScore:
+    """The site's test pages scored by rules learnt from its (first ``train_count``) training pages: the rules
+    alone, and, ``with_fallback``, as sitewise answers them (:func:`sitewise.pipeline.find_article`: the
+    fallback where the rules are not confident, or where a template of few pages disagrees with it)."""
     from ..learn.extractor import RulesExtractor
 
     started = time.perf_counter()
     extractor = RulesExtractor(part=part).fit(site.train[:train_count] if train_count else site.train)
     seconds = time.perf_counter() - started
+    combined = SitewiseExtractor.from_rules(extractor.learner_.rules_ if extractor.learner_ else None, part=part)
     result = SiteScore(site.name, len(site.test), [], Counter(), seconds=seconds)
     for document, truth in site.test:
         text, info = extractor.extract_detailed(document)
         result.scores.append(word_prf(text, truth))
         result.paths[info["method"]] += 1
-        if fallback is not None:
-            if info["method"] != "rules" and document.html:
-                text = fallback.extract(document)
+        if with_fallback:
+            text, info = combined.extract_detailed(document)
             result.scores_fallback.append(word_prf(text, truth))
+            result.overruled += info.get("why", "").startswith(RULES_OVERRULED)
     return result
 
 
@@ -281,25 +306,25 @@ def _fallback_extractor() -> Any:
 def accuracy_section(name: str, sites: dict[str, Site]) -> list[str]:
     from .comparison import scored_part
 
-    fallback = _fallback_extractor() if any(d.html for s in sites.values() for d, _ in s.test) else None
+    with_fallback = any(d.html for s in sites.values() for d, _ in s.test) and _fallback_extractor() is not None
     part = scored_part(name)
     lines = [f"## {name}: learn on each site's train pages, score its test pages", ""]
     if part == "body":
         lines += ["Scored on the article body (no headline, byline, date line or captions): the truth is Diffbot's `text`.", ""]
     header = "| site | test pages | P | R | mean F1 | median F1 | paths | learn s |"
-    if fallback is not None:
+    if with_fallback:
         header += " P with MSS fallback | R with MSS fallback | F1 with MSS fallback |"
     lines += [header, "|" + "---|" * (header.count("|") - 1)]
     scores = []
     for site in sites.values():
-        score = score_site(site, fallback=fallback, part=part)
+        score = score_site(site, with_fallback=with_fallback, part=part)
         scores.append(score)
         original = f" (original: {ORIGINAL[site.name]:.3f})" if site.name in ORIGINAL else ""
         row = (
             f"| {site.name} | {score.pages} | {_prf(score.scores)}{original} | "
             f"{statistics.median(score.f1):.3f} | {_paths(score.paths)} | {score.seconds:.2f} |"
         )
-        if fallback is not None:
+        if with_fallback:
             row += f" {_prf(score.scores_fallback)} |"
         lines.append(row)
         print(row)
@@ -310,10 +335,12 @@ def accuracy_section(name: str, sites: dict[str, Site]) -> list[str]:
         f"(P {every.precision:.3f}, R {every.recall:.3f}; mean of site means {statistics.fmean(statistics.fmean(s.f1) for s in scores):.3f}), "
         f"median {every.median_f1:.3f}; paths: {_paths(paths)}.**"
     )
-    if fallback is not None:
-        with_fallback = Summary.of([page for s in scores for page in s.scores_fallback])
-        summary += (f" With the MSS fallback on pages the rules are not confident on: mean F1 {with_fallback.f1:.3f} "
-                    f"(P {with_fallback.precision:.3f}, R {with_fallback.recall:.3f}).")
+    if with_fallback:
+        answered = Summary.of([page for s in scores for page in s.scores_fallback])
+        summary += (f" As sitewise answers (the MSS fallback where the rules are not confident, or where a template of "
+                    f"fewer than {MIN_TRUSTED_TEMPLATE_PAGES} pages disagrees with it, as on "
+                    f"{sum(s.overruled for s in scores)} pages here): mean F1 {answered.f1:.3f} "
+                    f"(P {answered.precision:.3f}, R {answered.recall:.3f}).")
     lines += ["", summary, ""]
     if any(site in ORIGINAL for site in sites):
         lines += [ORIGINAL_NOTE, ""]
@@ -344,7 +371,7 @@ def curve_section(loaded: dict[str, dict[str, Site]]) -> list[str]:
         with_html = fallback is not None and all(d.html for site in sites.values() for d, _ in site.test)
         alone, combined = [], []
         for k in CURVE_SIZES:
-            scores = [score_site(site, k, fallback=fallback if with_html else None, part=part) for site in sites.values()]
+            scores = [score_site(site, k, with_fallback=with_html, part=part) for site in sites.values()]
             alone.append(statistics.fmean(f for s in scores for f in s.f1))
             combined.append(statistics.fmean(x.f1 for s in scores for x in s.scores_fallback) if with_html else None)
         baseline = (
