@@ -269,11 +269,16 @@ def rule_labelled_pages(
 
 def rule_label(rules: dict[str, Any], page: Page | None, html: str) -> str | None:
     """The article text a learned site's rules give one of its pages (from its collected blocks when it
-    has them, else from ``html``), when they apply to it confidently: what self-training learns from."""
+    has them, else from ``html``), when they apply to it confidently by a template trusted on its own (one
+    learned from fewer than :data:`MIN_TRUSTED_TEMPLATE_PAGES` pages answers only where the fallback agrees,
+    and a label the fallback must agree with would teach it nothing): what self-training learns from."""
     from .learn.rules import apply_rules
 
     found = apply_rules(rules, page=page, html=html)
-    return found.text if found.confident and found.text else None
+    if not (found.confident and found.text):
+        return None
+    learned_from = template_pages(rules, found.template)
+    return found.text if learned_from is None or learned_from >= MIN_TRUSTED_TEMPLATE_PAGES else None
 
 
 class SitewiseExtractor:

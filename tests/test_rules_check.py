@@ -14,6 +14,7 @@ from sitewise.pipeline import (
     RULES_OVERRULED,
     SitewiseExtractor,
     find_article,
+    rule_label,
     template_pages,
 )
 
@@ -90,6 +91,14 @@ def test_the_library_and_the_extractor_answer_alike():
     document = type("Document", (), {"html": HTML, "page": None, "url": URL, "id": "pier"})()
     text, info = SitewiseExtractor.from_rules(rule_set("footer", 1)).extract_detailed(document)
     assert info["method"] == "mss" and info["why"].startswith(RULES_OVERRULED) and PARAGRAPHS[0] in text
+
+
+def test_self_training_learns_only_from_templates_trusted_on_their_own():
+    """A template of few pages is trusted only where the fallback agrees: its labels would teach the
+    fallback what it reads already, or what it is right to doubt."""
+    assert rule_label(rule_set("article", 1), None, HTML) is None
+    assert PARAGRAPHS[2] in rule_label(rule_set("article", MIN_TRUSTED_TEMPLATE_PAGES), None, HTML)
+    assert PARAGRAPHS[2] in rule_label(rule_set("article", None), None, HTML)
 
 
 def test_the_bookmarklet_trusts_templates_from_as_many_pages():
