@@ -262,3 +262,29 @@ def test_a_link_line_on_every_page_of_the_body_is_learned_as_recurring_and_left_
         # recurring too, but a section head and a line of plain text: the article's, as far as a site can tell
         assert "Key points" in found.text.split("\n") and "Reporting by the Gazette staff." in found.text
 
+
+
+def _recipe(number, title, first, second):
+    """A recipe whose section heads recur on every page and link to themselves (as documentation's do),
+    inside the article's container with a list of related recipes under a head of its own."""
+    html = (f"<html><head><title>{title}</title></head><body><nav><a href='/'>Home</a> <a href='/recipes'>Recipes</a></nav>"
+            f"<article><h1>{title}</h1><div class=entry><p>{first}</p>"
+            f"<h2 id=method><a href='#method'>Method</a></h2><p>{second}</p>"
+            f"<h2 id=serving><a href='#serving'>Serving</a></h2><p>Serve the {title.lower()} special warm, with bread.</p>"
+            f"<h2 class=more>More recipes</h2><ul><li><a href='/r/{number + 1}'>Another dish</a></li><li><a href='/r/{number + 2}'>"
+            f"A third dish</a></li></ul></div></article><footer>Gazette kitchen</footer></body></html>")
+    return f"https://gazette.test/recipes/{number}", html
+
+
+def test_section_heads_that_recur_and_head_the_article_text_are_the_articles():
+    """Issue 14: "section heads that legitimately recur stay", judged by what they head: one over the
+    article's own text joins it whatever its links, one over a list of links stays out with it (its
+    class names it apart from the article's heads: a selector can leave it out)."""
+    recipes = [_recipe(number, *story) for number, story in enumerate(HARBOUR_STORIES)]
+    pages = [static_page(url, html, titles=[title]) for (url, html), (title, *_) in zip(recipes[:3], HARBOUR_STORIES)]
+    learner = SiteLearner().fit(pages)
+    url, html = recipes[3]
+    for found in (learner.predict(static_page(url, html)), apply_rules(learner.rules_, html=html)):
+        lines = found.text.split("\n")
+        assert found.confident and "Method" in lines and "Serving" in lines, lines
+        assert "More recipes" not in lines and "Another dish" not in found.text, lines

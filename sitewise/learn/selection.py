@@ -71,6 +71,12 @@ NOT_HEADING_WORDS = frozenset(
 _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
 #: How much more a block marked by a reader weighs than an ordinary block of the same length.
 FEEDBACK_WEIGHT = 20.0
+#: Section heads: a heading of these tags inside the region that heads article text is the article's,
+#: however often its text recurs on the site's pages ("Ingredients", "Method", a reference's "Syntax" and
+#: "Specifications"): redundancy alone calls it furniture. Its text may be a link (documentation links
+#: each head to itself: MDN's are all links). One that heads what is not article ("Related stories",
+#: "Comments", "Share this") stays out with what it heads.
+SECTION_HEAD_TAGS = frozenset({"h2", "h3", "h4", "h5", "h6"})
 
 @dataclass
 class Selection:
@@ -172,6 +178,7 @@ def select_article(
                 and (label_of[n] == seed or record.block.link_density <= MAX_LINK_DENSITY)
                 and repeat_of[n] <= MAX_REPEAT
             )
+        _join_section_heads(records, by_page[page], article, inside_of, region)
         if headline:
             # The body's first block: its seed-cluster blocks, not those left out (a recurring byline
             # set like the paragraphs is the seed's, yet not the body's).
@@ -185,6 +192,24 @@ def select_article(
     article &= ~heading
     article[headlines] = heading[headlines] = True
     return Selection(seed, list(template_pages), article, heading, weight, regions, accepted)
+
+
+def _join_section_heads(
+    records: Sequence[BlockRecord], numbers: list[int], article: np.ndarray, inside_of: dict[int, bool],
+    region: tuple[Step, ...],
+) -> None:
+    """Mark as article the section heads (:data:`SECTION_HEAD_TAGS`) of a page's blocks ``numbers`` (in
+    document order) that come just before article text, inside the region and not named like a
+    non-article part; a head just before another that joins joins too (``h2`` then ``h3``)."""
+    heads_article = False  # whether the block after the one being judged is article
+    for n in reversed(numbers):
+        record = records[n]
+        if (
+            heads_article and not article[n] and record.steps[-1].tag in SECTION_HEAD_TAGS and inside_of[n]
+            and not _named_non_article(record, region)
+        ):
+            article[n] = True
+        heads_article = bool(article[n])
 
 
 def _find_headline(
