@@ -123,8 +123,7 @@ def find_article(
 def _checked(by_rules: Article, rules: dict[str, Any], by_mss: Callable[[], Article]) -> Article:
     """The rules' confident answer, or the fallback's (``by_mss``) where the template was learned from
     fewer than :data:`MIN_TRUSTED_TEMPLATE_PAGES` pages and the two disagree."""
-    learned_from = template_pages(rules, by_rules.template)
-    if learned_from is None or learned_from >= MIN_TRUSTED_TEMPLATE_PAGES:
+    if trusted_alone(rules, by_rules.template):
         return by_rules
     try:
         article = by_mss()
@@ -133,9 +132,17 @@ def _checked(by_rules: Article, rules: dict[str, Any], by_mss: Callable[[], Arti
     agreement = word_prf(by_rules.text, article.text).f1
     if agreement >= MIN_RULES_FALLBACK_AGREEMENT:
         return by_rules
+    learned_from = template_pages(rules, by_rules.template)
     article.fallback_reason = (f"{RULES_OVERRULED} (word F1 {agreement:.2f}): template "
                                f"{by_rules.template}, learned from {learned_from} page{'s' if learned_from != 1 else ''}")
     return article
+
+
+def trusted_alone(rules: dict[str, Any], name: str | None) -> bool:
+    """Whether the answers of the rule set's template ``name`` stand without the fallback's check: it was
+    learned from :data:`MIN_TRUSTED_TEMPLATE_PAGES` pages or more, or the rule set does not say."""
+    learned_from = template_pages(rules, name)
+    return learned_from is None or learned_from >= MIN_TRUSTED_TEMPLATE_PAGES
 
 
 def template_pages(rules: dict[str, Any], name: str | None) -> int | None:
@@ -275,10 +282,7 @@ def rule_label(rules: dict[str, Any], page: Page | None, html: str) -> str | Non
     from .learn.rules import apply_rules
 
     found = apply_rules(rules, page=page, html=html)
-    if not (found.confident and found.text):
-        return None
-    learned_from = template_pages(rules, found.template)
-    return found.text if learned_from is None or learned_from >= MIN_TRUSTED_TEMPLATE_PAGES else None
+    return found.text if found.confident and found.text and trusted_alone(rules, found.template) else None
 
 
 class SitewiseExtractor:
