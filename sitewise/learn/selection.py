@@ -9,7 +9,8 @@ Phases, in order:
    and carry article-like text: sub-headings, block quotes, lists, captions, a paragraph in another
    style. Clusters of linked text (related links, tag lists), of text that recurs across pages
    (share bars, "Advertisement"), of blocks named like comments, share bars, ads or navigation, and
-   clusters that mostly live outside the region are rejected even when they score.
+   clusters that mostly live outside the region are rejected even when they score. A section head
+   just before the article's text joins it however often its text recurs (:data:`SECTION_HEAD_TAGS`).
 4. **heading**: the page's main heading (an ``h1``/``h2``/``h3`` before the body whose text is most like
    the page's title) and what sits between it and the body in their common container — byline,
    date line, standfirst — are the article's *heading*. They are labelled apart from the body
