@@ -148,9 +148,13 @@ def trusted_alone(rules: dict[str, Any], name: str | None) -> bool:
 def template_pages(rules: dict[str, Any], name: str | None) -> int | None:
     """How many of the site's pages the rule set's template ``name`` was learned from (its ``pages``), or
     None when the rule set does not say (written by hand: its author vouches for it)."""
-    template = next((t for t in rules.get("templates", []) if t.get("name") == name), None)
+    template = _template_named(rules, name)
     pages = template.get("pages") if template is not None else None
     return pages if isinstance(pages, int) and not isinstance(pages, bool) else None
+
+
+def _template_named(rules: dict[str, Any], name: str | None) -> dict[str, Any] | None:
+    return next((t for t in rules.get("templates", []) if t.get("name") == name), None)
 
 
 def unmatched_reason(rules: dict[str, Any] | None, page: Page) -> str | None:
@@ -169,7 +173,7 @@ def _by_rules(rules: dict[str, Any], page: Page | None, html: str | None) -> Art
     from .learn.rules import apply_rules
 
     found = apply_rules(rules, html=html, page=page)
-    template = next((t for t in rules.get("templates", []) if t.get("name") == found.template), None)
+    template = _template_named(rules, found.template)
     article = Article(
         method="rules",
         text=found.text,

@@ -412,7 +412,7 @@ class Store:
             "pages_since_learn": int(meta.get("pages_since_learn", 0)),
             "learned": bool(version),
             "rule_version": version or None,
-            "rule_versions": sorted(int(v) for v in versions),
+            "rule_versions": _version_numbers(versions),
             "learned_at": rules.get("learned_at") if rules else None,
             "confidence": rules.get("confidence") if rules else None,
             "feedback": int(feedback),
@@ -510,7 +510,7 @@ class Store:
         return int(version), (learned_at or b"").decode()
 
     def rule_versions(self, site: str) -> list[int]:
-        return sorted(int(v) for v in self.redis.hkeys(_key(site, "rules")))
+        return _version_numbers(self.redis.hkeys(_key(site, "rules")))
 
     def rule_support(self, site: str) -> dict[str, Any] | None:
         """Whose pages the current rules fit, as :meth:`put_rules` recorded it (with its ``version``)."""
@@ -596,6 +596,11 @@ class Store:
 
     def feedback(self, site: str) -> list[dict[str, Any]]:
         return [json.loads(item) for item in self.redis.lrange(_key(site, "feedback"), 0, -1)]
+
+
+def _version_numbers(fields: list[bytes]) -> list[int]:
+    """A site's rule versions, in order, from the fields of its rules hash."""
+    return sorted(int(v) for v in fields)
 
 
 def _since_after_learn(pipe: redis.client.Pipeline, meta_key: str, learned_new: int | None) -> int:

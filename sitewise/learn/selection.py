@@ -10,7 +10,7 @@ Phases, in order:
    style. Clusters of linked text (related links, tag lists), of text that recurs across pages
    (share bars, "Advertisement"), of blocks named like comments, share bars, ads or navigation, and
    clusters that mostly live outside the region are rejected even when they score. A section head
-   just before the article's text joins it however often its text recurs (:data:`SECTION_HEAD_TAGS`).
+   just before the article's text joins it however often its text recurs (:data:`SECTION_HEADS`).
 4. **heading**: the page's main heading (an ``h1``/``h2``/``h3`` before the body whose text is most like
    the page's title) and what sits between it and the body in their common container — byline,
    date line, standfirst — are the article's *heading*. They are labelled apart from the body
@@ -36,6 +36,7 @@ from ..metrics import words
 from ..page import Page
 from ..text import terms
 from .features import BlockRecord, names_any, non_article_name
+from .rules import SECTION_HEAD_TAGS
 from .scoring import ClusterStats, SiteText, similarity
 from .selectors import Step
 
@@ -76,8 +77,10 @@ FEEDBACK_WEIGHT = 20.0
 #: however often its text recurs on the site's pages ("Ingredients", "Method", a reference's "Syntax" and
 #: "Specifications"): redundancy alone calls it furniture. Its text may be a link (documentation links
 #: each head to itself: MDN's are all links). One that heads what is not article ("Related stories",
-#: "Comments", "Share this") stays out with what it heads.
-SECTION_HEAD_TAGS = frozenset({"h2", "h3", "h4", "h5", "h6"})
+#: "Comments", "Share this") stays out with what it heads. (The rules' section heads but ``h1``, which is the
+#: headline's, judged by the heading phase.)
+SECTION_HEADS = SECTION_HEAD_TAGS - {"h1"}
+
 
 @dataclass
 class Selection:
@@ -199,14 +202,14 @@ def _join_section_heads(
     records: Sequence[BlockRecord], numbers: list[int], article: np.ndarray, inside_of: dict[int, bool],
     region: tuple[Step, ...],
 ) -> None:
-    """Mark as article the section heads (:data:`SECTION_HEAD_TAGS`) of a page's blocks ``numbers`` (in
+    """Mark as article the section heads (:data:`SECTION_HEADS`) of a page's blocks ``numbers`` (in
     document order) that come just before article text, inside the region and not named like a
     non-article part; a head just before another that joins joins too (``h2`` then ``h3``)."""
     heads_article = False  # whether the block after the one being judged is article
     for n in reversed(numbers):
         record = records[n]
         if (
-            heads_article and not article[n] and record.steps[-1].tag in SECTION_HEAD_TAGS and inside_of[n]
+            heads_article and not article[n] and record.steps[-1].tag in SECTION_HEADS and inside_of[n]
             and not _named_non_article(record, region)
         ):
             article[n] = True
