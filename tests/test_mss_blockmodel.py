@@ -404,6 +404,21 @@ def test_below_a_closing_line_a_comment_counts_deeper_in_its_thread_unless_the_p
     assert not in_thread("<h3>12 Comments</h3>", forum)
 
 
+def test_a_thread_titled_with_the_posts_quoted_title_is_closed_by_its_words_not_its_punctuation():
+    story = "<p>The harbour reopened on Monday after a year of repairs to the old sea wall.</p>"
+    reply = "About time, the wall has been falling apart for years."
+    # WordPress: "46 Comments on “<title>”", 13 words in 18 tokens; each comment's text four levels down
+    heading = "<h2>46 Comments on “Can 187,586 Buyers Be Wrong? Consumer Reports Thinks So...”</h2>"
+    deep = (f"<ol class='commentlist'><li class='comment'><table class='comments'><tr><td>"
+            f"<p>{reply}</p></td></tr></table></li></ol>")
+    blocks, texts = blocks_and_lines(f"<html><body><article>{story}</article>{heading}{deep}</body></html>")
+    closing = dict(zip(texts, blocks.boundaries.tolist()))
+    title = texts[1]
+    assert closing[title] and dict(zip(texts, blocks.comments.tolist()))[reply]
+    # the trees read that line as they were fitted on it: the feature still measures it in tokens
+    assert blocks.features[texts.index(title), FEATURE_NAMES.index("is_closing_line")] == 0
+
+
 def test_a_closing_heading_named_like_comments_opens_the_thread_whatever_follows_it_is_named():
     story = "<p>The harbour reopened on Monday after a year of repairs to the old sea wall.</p>"
     reply = "About time, the wall has been falling apart for years."

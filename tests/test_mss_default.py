@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from sitewise.mss import MSS
-from sitewise.mss.boundaries import closing_lines
+from sitewise.mss.boundaries import MAX_BOUNDARY_WORDS, closing_lines
 from sitewise.mss.scorers import BOILERPLATE, PROSE, SHORT, BaselineScorer, LineScorer, word_facts
 from sitewise.mss.search import best_run_through, max_subsequence
 from sitewise.mss.title import headline_alternatives, page_headline, title_heading
@@ -157,6 +157,20 @@ def test_closing_lines_are_whole_line_section_headings(line, closes):
     assert bool(closing_lines(tokens).size) == closes
 
 
+def test_a_closing_line_is_measured_in_words_not_punctuation():
+    # WordPress titles its thread "46 Comments on “<the post's title>”": 13 words, and the quotes, the
+    # question mark and the ellipsis make 18 tokens; the line is short all the same.
+    title = "Can 187,586 Buyers Be Wrong? Consumer Reports Thinks So..."
+    heading = f"46 Comments on “{title}”"
+    tokens = tokenize(f"<html><body><p>{PROSE_LINE}</p><h2>{heading}</h2><p>{PROSE_LINE}</p></body></html>")
+    assert [tokens.words[i] for i in closing_lines(tokens)] == ["46"]
+    assert closing_lines(tokens, count_symbols=True).size == 0  # as the block model's features read it
+    seventeen = "46 Comments on " + " ".join(["word"] * 14)  # a line of MAX_BOUNDARY_WORDS + 1 words is text
+    assert len(seventeen.split()) == MAX_BOUNDARY_WORDS + 1
+    tokens = tokenize(f"<html><body><p>{PROSE_LINE}</p><h2>{seventeen}</h2><p>{PROSE_LINE}</p></body></html>")
+    assert closing_lines(tokens).size == 0
+
+
 def test_closing_lines_give_the_first_word_token_of_each_such_line():
     tokens = tokenize(f"<html><body><p>{PROSE_LINE}</p><h3><span>12</span> <em>Comments</em></h3><p>{PROSE_LINE}</p>"
                       "<h4>Related posts</h4><p>Teaser</p></body></html>")
@@ -169,6 +183,9 @@ def test_closing_lines_give_the_first_word_token_of_each_such_line():
 def test_a_linked_comment_count_is_not_a_boundary():
     tokens = tokenize(f"<html><body><p>{PROSE_LINE}</p><div><a href='#comments'>12 Comments</a></div></body></html>")
     assert closing_lines(tokens).size == 0
+    # StackExchange's "Add a comment |": the words are a link, the separator beside it does not unlink the line
+    tokens = tokenize(f"<html><body><p>{PROSE_LINE}</p><div><a href='#'>Add a comment</a> |</div></body></html>")
+    assert closing_lines(tokens).size == 0 and closing_lines(tokens, count_symbols=True).size == 1
 
 
 COMMENTS = "".join(

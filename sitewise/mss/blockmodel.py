@@ -37,7 +37,7 @@ from typing import Any, Literal, Optional
 import numpy as np
 
 from .blocks import FAR, FEATURE_NAMES, MAX_CACHED_NAMES, block_features, page_signals, reads_as_section
-from .boundaries import BOUNDARY_SCORE
+from .boundaries import BOUNDARY_SCORE, closing_lines
 from .confidence import AnswerConfidence
 from .forest import TreeBag, TreeEnsemble
 from .search import k_best
@@ -540,7 +540,6 @@ def thread_after_article(keep: np.ndarray, comments: np.ndarray) -> np.ndarray:
 _WORDS_COLUMN = FEATURE_NAMES.index("words")
 _CHARS_COLUMN = FEATURE_NAMES.index("chars")
 _BLOCKQUOTE_COLUMN = FEATURE_NAMES.index("in_blockquote")
-_CLOSING_COLUMN = FEATURE_NAMES.index("is_closing_line")
 _COMMENT_COLUMN = FEATURE_NAMES.index("name_comment")
 _TITLE_COLUMN = FEATURE_NAMES.index("is_title")
 _FORUM_COLUMN = FEATURE_NAMES.index("page_forum")
@@ -564,10 +563,13 @@ class PageBlocks:
     #: Whether the page reads as a section of its site rather than one item (:func:`~.blocks.reads_as_section`).
     section: bool = False
 
-    @property
+    @functools.cached_property  # (read by the reading and the thread test of one page)
     def boundaries(self) -> np.ndarray:
-        """Whether each block is a line that opens what follows an article (:mod:`.boundaries`)."""
-        return self.features[:, _CLOSING_COLUMN] > 0
+        """Whether each block is a line that opens what follows an article (:func:`.boundaries.closing_lines`,
+        measured in words: the features' ``is_closing_line`` counts punctuation too, as the trees learnt it)."""
+        found = np.zeros(self.lines.size, dtype=bool)
+        found[np.searchsorted(self.lines, self.tokens.lines[closing_lines(self.tokens)])] = True
+        return found
 
     @property
     def comments(self) -> np.ndarray:

@@ -34,7 +34,7 @@ from lxml import etree
 from .. import metrics
 from ..metadata import JSON_LD_TYPE, read_json_ld
 from ..urls import page_address
-from .boundaries import BOUNDARY_SCORE, closing_lines
+from .boundaries import BOUNDARY_SCORE, FEATURES_COUNT_SYMBOLS, closing_lines
 from .clean import is_hidden
 from .scorers import LineScorer, word_facts
 from .search import anchored, max_subsequence
@@ -265,8 +265,9 @@ class _Describer:
 
     @functools.cached_property
     def closing_tokens(self) -> np.ndarray:
-        """The first token of every line that opens what follows an article (read by two phases)."""
-        return closing_lines(self.tokens)
+        """The first token of every line that opens what follows an article (read by two phases), as the
+        trees were fitted on them (:data:`~.boundaries.FEATURES_COUNT_SYMBOLS`)."""
+        return closing_lines(self.tokens, count_symbols=FEATURES_COUNT_SYMBOLS)
 
     def count(self, flags: np.ndarray | None = None, weights: np.ndarray | None = None) -> np.ndarray:
         """Per block: how many of its words have ``flags`` (or the sum of ``weights`` over them)."""
