@@ -81,7 +81,8 @@ def score_left_out(site_pages: Sequence[tuple[Any, Any]], fallback_model: Path, 
         rules_text, rules_info = rules_extractor.extract_detailed(document)
         rules = rules_extractor.learner_.rules_ if rules_extractor.learner_ is not None else None
         text, info = SitewiseExtractor.from_rules(rules, mss_model=str(fallback_model)).extract_detailed(document)
-        fallback_text = alone.extract(document)
+        # where sitewise answered by the fallback, that is the fallback's answer: read once
+        fallback_text = text if info["method"] == "mss" else alone.extract(document)
         confident = rules_info["method"] == "rules"
         scored.append(LeftOut(
             id=entry.id,

@@ -75,6 +75,15 @@ def closing_lines(tokens: TokenSequence, *, count_symbols: bool = False) -> np.n
     # word tokens are in document order, so each line's words are one slice of the page's words
     starts = np.searchsorted(lines, candidates, "left")
     ends = np.searchsorted(lines, candidates, "right")
+    # A line's words are a closing phrase or not whichever measure asks: each line is matched once a page
+    # (the features and the decoding both ask, and the match is most of the cost).
+    phrases: dict[int, bool] = tokens.memo.setdefault("closing_phrases", {})
     text_of, match = facts.words, CLOSING_LINE.match
-    found = [start for start, end in zip(starts.tolist(), ends.tolist()) if match(" ".join(text_of[start:end]))]
+    found = []
+    for line, start, end in zip(candidates.tolist(), starts.tolist(), ends.tolist()):
+        phrase = phrases.get(line)
+        if phrase is None:
+            phrase = phrases[line] = match(" ".join(text_of[start:end])) is not None
+        if phrase:
+            found.append(start)
     return words[found].astype(np.int64)
